@@ -1,0 +1,42 @@
+// Iterates over the contiguous byte runs that `count` elements of a datatype cover at an
+// address, merging runs that touch; and copies between two such layouts.
+#pragma once
+
+#include <cstddef>
+
+#include "datatype/type_info.h"
+
+namespace osprey::dt {
+
+class RunCursor {
+ public:
+  RunCursor(const void* base, MPI_Count count, const TypeInfo& t);
+  // The next run, or false at the end.
+  bool next(char*& p, std::size_t& len);
+
+ private:
+  bool raw_next(char*& p, std::size_t& len);
+  char* base_;
+  MPI_Count count_;
+  const TypeInfo& t_;
+  MPI_Count elem_ = 0;
+  std::size_t block_ = 0;
+  char* pend_p_ = nullptr;
+  std::size_t pend_len_ = 0;
+  bool have_pend_ = false;
+};
+
+// Total data bytes of count elements.
+inline std::size_t data_bytes(MPI_Count count, const TypeInfo& t) {
+  return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
+}
+
+// Copies the data of (src, scount, st) into (dst, dcount, dt); both carry the same bytes.
+void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_Count scount,
+          const TypeInfo& st);
+
+// Contiguous packing of a layout, and the reverse.
+void pack(void* out, const void* src, MPI_Count count, const TypeInfo& t);
+void unpack(void* dst, MPI_Count count, const TypeInfo& t, const void* in);
+
+}  // namespace osprey::dt

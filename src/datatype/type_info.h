@@ -1,0 +1,51 @@
+// What osprey knows about an MPI datatype: sizes, the exact bytes one element covers (in type
+// map order) and the basic element it is made of. Cached per handle.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "datatype/basic.h"
+#include "util/status.h"
+
+namespace osprey::dt {
+
+struct Block {
+  MPI_Aint off;  // from the buffer address
+  MPI_Aint len;
+};
+
+struct TypeInfo {
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  MPI_Count size = 0;  // data bytes per element
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Aint true_lb = 0, true_extent = 0;
+  bool predefined = false;
+  bool dense = false;  // `count` elements occupy one contiguous run of count*size bytes
+  Category cat = Category::kNone;
+  Repr repr = Repr::kNone;
+  uint32_t elem_size = 0;     // data bytes per basic element
+  std::vector<Block> blocks;  // one element's data bytes, in type map order
+
+  mutable std::atomic<int> refs{1};
+};
+
+// The info for a datatype handle, computed and cached on first use; nullptr and *err set if
+// the handle is not a datatype osprey can use for RMA.
+const TypeInfo* lookup(MPI_Datatype t, Status* err);
+
+// Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
+// datatype meanwhile).
+void retain(const TypeInfo* t);
+void release(const TypeInfo* t);
+
+// Loads the predefined types; called once from osprey's initialization.
+void init_predefined();
+
+// Internal: the predefined entry for a named datatype, or nullptr.
+const TypeInfo* predefined(MPI_Datatype t);
+
+}  // namespace osprey::dt

@@ -1,0 +1,60 @@
+#include "progress/backoff.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "progress/liveness.h"
+#include "util/cpu.h"
+#include "util/futex.h"
+
+namespace osprey::progress {
+namespace {
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+constexpr uint64_t kCheckPeriodNs = 100'000'000;  // liveness check while sleeping
+constexpr uint32_t kMaxSleepUs = 256;
+
+}  // namespace
+
+void Backoff::slow_checks() {
+  const uint64_t t = now_ns();
+  if (next_check_ns_ == 0) {
+    next_check_ns_ = t + kCheckPeriodNs;
+  } else if (t >= next_check_ns_) {
+    next_check_ns_ = t + kCheckPeriodNs;
+    check_peers();
+  }
+}
+
+void Backoff::pause() {
+  if (rounds_ < kSpin) {
+    ++rounds_;
+    cpu::relax();
+    return;
+  }
+  if (rounds_ < kSpin + kYield) {
+    ++rounds_;
+    sched_yield();
+    return;
+  }
+  slow_checks();
+  timespec ts{0, static_cast<long>(sleep_us_) * 1000};
+  nanosleep(&ts, nullptr);
+  if (sleep_us_ < kMaxSleepUs) sleep_us_ *= 2;
+}
+
+void Backoff::pause_on(std::atomic<uint32_t>* word, uint32_t seen) {
+  if (!sleeping()) {
+    pause();
+    return;
+  }
+  slow_checks();
+  futex::wait(word, seen, 1'000'000);
+}
+
+}  // namespace osprey::progress

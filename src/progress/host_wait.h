@@ -1,0 +1,12 @@
+// Waits for host MPI requests while running osprey's progress engine, so a process blocked in
+// an osprey call still serves the messages other processes send it.
+#pragma once
+
+#include <mpi.h>
+
+namespace osprey::progress {
+
+void wait_host(MPI_Request* req, MPI_Status* status = MPI_STATUS_IGNORE);
+void wait_host_all(int n, MPI_Request* reqs);
+
+}  // namespace osprey::progress

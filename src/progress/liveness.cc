@@ -1,0 +1,76 @@
+#include "progress/liveness.h"
+
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+namespace osprey::progress {
+namespace {
+
+std::mutex mu;
+std::map<pid_t, int>& peers() {
+  static auto* m = new std::map<pid_t, int>;  // never destroyed: used until exit
+  return *m;
+}
+
+}  // namespace
+
+void watch_peer(pid_t pid) {
+  if (pid == getpid()) return;
+  std::lock_guard<std::mutex> g(mu);
+  ++peers()[pid];
+}
+
+void unwatch_peer(pid_t pid) {
+  std::lock_guard<std::mutex> g(mu);
+  auto it = peers().find(pid);
+  if (it != peers().end() && --it->second == 0) peers().erase(it);
+}
+
+bool process_alive(pid_t pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return true;  // no procfs: trust kill()
+  char state = 0;
+  // Format: pid (comm) state ...; comm may contain spaces, so find the last ')'.
+  char buf[512];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  for (size_t i = n; i-- > 0;) {
+    if (buf[i] == ')') {
+      if (i + 2 < n) state = buf[i + 2];
+      break;
+    }
+  }
+  return state != 'Z' && state != 'X';
+}
+
+void check_peers() {
+  pid_t dead = 0;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    for (const auto& [pid, refs] : peers()) {
+      if (!process_alive(pid)) {
+        dead = pid;
+        break;
+      }
+    }
+  }
+  if (!dead) return;
+  std::fprintf(stderr,
+               "osprey: node peer process %d has exited while this process (%d) waits for it; "
+               "aborting the job instead of hanging\n",
+               static_cast<int>(dead), static_cast<int>(getpid()));
+  PMPI_Abort(MPI_COMM_WORLD, 70);
+  _exit(70);
+}
+
+}  // namespace osprey::progress

@@ -1,0 +1,158 @@
+#include "rma/comm_info.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+#include "progress/liveness.h"
+#include "transport/shm/cma.h"
+#include "util/config.h"
+#include "util/log.h"
+
+namespace osprey::rma {
+namespace {
+
+std::mutex mu;
+int keyval = MPI_KEYVAL_INVALID;
+bool finalized = false;
+
+std::set<CommInfo*>& live() {
+  static auto* s = new std::set<CommInfo*>;  // lives until exit
+  return *s;
+}
+
+// A word every process exposes, so that a node peer can test cross-memory attach on it.
+volatile uint64_t cma_probe_word = 0x6f73707265790000ull;
+
+// A dup has the same group, so it shares the info (and the private communicator).
+int on_copy(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  static_cast<CommInfo*>(in)->retain();
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int on_delete(MPI_Comm, int, void* attr, void*) {
+  std::lock_guard<std::mutex> g(mu);
+  if (finalized) return MPI_SUCCESS;
+  static_cast<CommInfo*>(attr)->release();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+Status CommInfo::acquire(MPI_Comm user, CommInfo** out) {
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (keyval == MPI_KEYVAL_INVALID)
+      PMPI_Comm_create_keyval(on_copy, on_delete, &keyval, nullptr);
+  }
+  void* attr = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(user, keyval, &attr, &flag);
+  if (flag) {
+    auto* ci = static_cast<CommInfo*>(attr);
+    ci->retain();
+    *out = ci;
+    return kOk;
+  }
+  auto* ci = new CommInfo;
+  Status s = ci->init(user);
+  if (!s.ok()) {
+    delete ci;
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> g(mu);
+    live().insert(ci);
+  }
+  ci->refs_.fetch_add(1, std::memory_order_relaxed);  // one for the attribute, one for caller
+  PMPI_Comm_set_attr(user, keyval, ci);
+  *out = ci;
+  return kOk;
+}
+
+Status CommInfo::init(MPI_Comm user) {
+  int inter = 0;
+  PMPI_Comm_test_inter(user, &inter);
+  if (inter) return Err(MPI_ERR_COMM, "osprey: windows need an intracommunicator");
+  PMPI_Comm_dup(user, &priv_);
+  PMPI_Comm_rank(priv_, &rank_);
+  PMPI_Comm_size(priv_, &size_);
+  // The node communicator is only needed here: later node-level exchanges go through the
+  // window segments themselves.
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  PMPI_Comm_rank(node, &node_rank_);
+  PMPI_Comm_size(node, &node_size_);
+
+  struct Member {
+    int32_t rank;
+    int32_t pid;
+    uint64_t probe_addr;
+  } me{rank_, static_cast<int32_t>(getpid()),
+       reinterpret_cast<uint64_t>(const_cast<uint64_t*>(&cma_probe_word))};
+  std::vector<Member> all(static_cast<size_t>(node_size_));
+  PMPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, node);
+  for (const Member& m : all) {
+    node_ranks_.push_back(m.rank);
+    node_pids_.push_back(m.pid);
+    progress::watch_peer(m.pid);
+  }
+  first_ = node_ranks_.front();
+  contiguous_ = node_ranks_.back() - first_ == node_size_ - 1;
+
+  // Cross-memory attach is usable if every rank can read its successor's probe word.
+  int ok = config().cma ? 1 : 0;
+  if (ok && node_size_ > 1) {
+    shm::cma::allow_attach();
+    PMPI_Barrier(node);  // everyone has called allow_attach
+    const Member& next = all[static_cast<size_t>((node_rank_ + 1) % node_size_)];
+    ok = shm::cma::probe(next.pid, reinterpret_cast<void*>(next.probe_addr), sizeof(uint64_t));
+  }
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  PMPI_Comm_free(&node);
+  cma_ok_ = ok != 0;
+  OSPREY_LOG(1, "communicator of %d ranks, %d on this node, cross-memory attach %s", size_,
+             node_size_, cma_ok_ ? "available" : "unavailable");
+  return kOk;
+}
+
+int CommInfo::search_local(int comm_rank) const {
+  auto it = std::lower_bound(node_ranks_.begin(), node_ranks_.end(), comm_rank);
+  return it != node_ranks_.end() && *it == comm_rank ? static_cast<int>(it - node_ranks_.begin())
+                                                     : -1;
+}
+
+void CommInfo::window_id_used(uint64_t id) {
+  uint64_t cur = next_window_id_.load();
+  while (cur <= id && !next_window_id_.compare_exchange_weak(cur, id + 1)) {
+  }
+}
+
+void CommInfo::release() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    live().erase(this);
+  }
+  delete this;
+}
+
+CommInfo::~CommInfo() {
+  for (pid_t p : node_pids_) progress::unwatch_peer(p);
+  if (!dead_ && priv_ != MPI_COMM_NULL) PMPI_Comm_free(&priv_);
+}
+
+void CommInfo::shutdown_all() {
+  std::lock_guard<std::mutex> g(mu);
+  finalized = true;
+  for (CommInfo* ci : live()) {
+    if (ci->priv_ != MPI_COMM_NULL) PMPI_Comm_free(&ci->priv_);
+    ci->dead_ = true;
+  }
+}
+
+}  // namespace osprey::rma

@@ -1,0 +1,71 @@
+// What osprey keeps per distinct user communicator (shared with its dups through an attribute
+// copy callback): one private communicator for osprey's own point-to-point traffic (packets
+// carry the window id), where each rank lives, and whether node peers' private memory can be
+// reached by cross-memory attach. Never a communicator per window. Collectives osprey needs
+// while creating a window run on the user's communicator, inside the user's collective call.
+#pragma once
+
+#include <mpi.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "util/status.h"
+
+namespace osprey::rma {
+
+class CommInfo {
+ public:
+  // Finds or creates the info for `user` (collective over `user` on first use) and takes a
+  // reference that the caller gives back with release().
+  static Status acquire(MPI_Comm user, CommInfo** out);
+  void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release();
+
+  // Frees every CommInfo's communicators at MPI_Finalize (no collectives after that).
+  static void shutdown_all();
+
+  MPI_Comm priv() const { return priv_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int node_rank() const { return node_rank_; }
+  int node_size() const { return node_size_; }
+  bool all_on_node() const { return node_size_ == size_; }
+  bool cma_ok() const { return cma_ok_; }
+  pid_t node_pid(int local) const { return node_pids_[static_cast<size_t>(local)]; }
+
+  // Node-local index of a rank of the communicator, or -1 if it lives on another node.
+  int local_index(int comm_rank) const {
+    if (contiguous_) {
+      const int i = comm_rank - first_;
+      return i >= 0 && i < node_size_ ? i : -1;
+    }
+    return search_local(comm_rank);
+  }
+  int comm_rank_of_local(int local) const { return node_ranks_[static_cast<size_t>(local)]; }
+
+  // Window ids are agreed at creation as the maximum of every rank's proposal.
+  uint64_t proposed_window_id() const { return next_window_id_.load(); }
+  void window_id_used(uint64_t id);
+
+ private:
+  CommInfo() = default;
+  ~CommInfo();
+  Status init(MPI_Comm user);
+  int search_local(int comm_rank) const;
+
+  MPI_Comm priv_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 0, node_rank_ = 0, node_size_ = 0;
+  bool contiguous_ = false;
+  int first_ = 0;
+  std::vector<int> node_ranks_;  // comm ranks of node members, ascending
+  std::vector<pid_t> node_pids_;
+  bool cma_ok_ = false;
+  std::atomic<uint64_t> next_window_id_{1};
+  std::atomic<int> refs_{1};
+  bool dead_ = false;
+};
+
+}  // namespace osprey::rma

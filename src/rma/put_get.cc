@@ -1,0 +1,51 @@
+// MPI_Put and MPI_Get (and their request-based and large-count forms, through the binding).
+#include "datatype/runs.h"
+#include "rma/transfer.h"
+#include "rma/window.h"
+
+namespace osprey::rma {
+namespace {
+
+// Checks counts and datatypes of a transfer and that both sides carry the same bytes.
+Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Datatype ttype,
+                  const dt::TypeInfo** ot, const dt::TypeInfo** tt) {
+  if (ocount < 0 || tcount < 0) return Err(MPI_ERR_COUNT, "osprey: negative count");
+  Status s = kOk;
+  if (!(*ot = dt::lookup(otype, &s))) return s;
+  if (!(*tt = dt::lookup(ttype, &s))) return s;
+  if (dt::data_bytes(ocount, **ot) != dt::data_bytes(tcount, **tt))
+    return Err(MPI_ERR_TYPE, "osprey: origin and target data differ in size");
+  return kOk;
+}
+
+}  // namespace
+
+Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+  const dt::TypeInfo *ot, *tt;
+  OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(rank));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
+  if (dt::data_bytes(ocount, *ot) == 0) return kOk;
+  return write_target(t, where, tcount, *tt, origin, ocount, *ot);
+}
+
+Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                   MPI_Count tcount, MPI_Datatype ttype) {
+  const dt::TypeInfo *ot, *tt;
+  OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(rank));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
+  if (dt::data_bytes(ocount, *ot) == 0) return kOk;
+  return read_target(t, where, tcount, *tt, origin, ocount, *ot);
+}
+
+}  // namespace osprey::rma

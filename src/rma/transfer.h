@@ -1,0 +1,26 @@
+// Moves the bytes of one put or get between origin memory and a target reached directly or by
+// cross-memory attach, for any pair of datatype layouts carrying the same bytes.
+#pragma once
+
+#include "datatype/type_info.h"
+#include "rma/window.h"
+
+namespace osprey::rma {
+
+// `where`: byte offset from the target's displacement 0, or the absolute address (dynamic).
+Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount,
+                    const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
+                    const dt::TypeInfo& ot);
+Status read_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
+                   void* origin, MPI_Count ocount, const dt::TypeInfo& ot);
+
+// The address of `where` in this process (kDirect targets).
+inline char* direct_address(const TargetView& t, uint64_t where) {
+  return t.dynamic ? reinterpret_cast<char*>(where) : t.base + where;
+}
+// The address of `where` in the target process (kCma targets).
+inline uint64_t remote_address(const TargetView& t, uint64_t where) {
+  return t.dynamic ? where : t.remote_base + where;
+}
+
+}  // namespace osprey::rma

@@ -1,0 +1,156 @@
+// Target resolution and range checks shared by every operation; window queries.
+#include "rma/window.h"
+
+#include <algorithm>
+
+#include "rma/registry.h"
+
+namespace osprey::rma {
+
+Window::~Window() { release_resources(); }
+
+void Window::release_resources() {
+  seg_.release();
+  if (ci_) ci_->release();
+  ci_ = nullptr;
+}
+
+const char* Window::path_name() const {
+  if (force_am_) return "am";
+  if (!ci_->all_on_node()) return "shm+am";
+  if (flavor_ == Flavor::kCreate || flavor_ == Flavor::kDynamic)
+    return ci_->cma_ok() ? "shm+cma" : "shm+am";
+  return "shm";
+}
+
+Status Window::target(int rank, TargetView& t) const {
+  if (rank < 0 || rank >= nranks_)
+    return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
+  t.rank = rank;
+  t.local = ci_->local_index(rank);
+  t.dynamic = flavor_ == Flavor::kDynamic;
+  if (t.local < 0) {
+    t.path = Path::kAm;
+    t.cpu_atomics = false;
+    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+               "osprey: targets on other nodes need the message path, not yet available");
+  }
+  const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(t.local));
+  t.size = ri.size;
+  t.disp_unit = ri.disp_unit;
+  t.pid = ri.pid;
+  switch (ri.kind) {
+    case shm::MemKind::kSegment:
+      t.path = Path::kDirect;
+      t.cpu_atomics = true;
+      t.base = view_.data(ri.data_offset);
+      break;
+    case shm::MemKind::kPrivate:
+    case shm::MemKind::kDynamic:
+      t.cpu_atomics = false;
+      t.remote_base = ri.kind == shm::MemKind::kPrivate ? ri.user_base : 0;
+      if (rank == rank_) {
+        t.path = Path::kDirect;
+        t.base = reinterpret_cast<char*>(t.remote_base);
+      } else {
+        t.path = ci_->cma_ok() ? Path::kCma : Path::kAm;
+      }
+      break;
+  }
+  if (force_am_) t.path = Path::kAm;
+  return kOk;
+}
+
+Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
+                      const dt::TypeInfo& tt, uint64_t* where) const {
+  if (!t.dynamic && disp < 0)
+    return Err(MPI_ERR_DISP, "osprey: negative target displacement");
+  if (count == 0 || tt.size == 0) {
+    *where = 0;
+    return kOk;
+  }
+  // Bytes touched: element i covers [i*extent + true_lb, i*extent + true_lb + true_extent).
+  const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
+  const __int128 lo_rel = std::min<__int128>(0, last) + tt.true_lb;
+  const __int128 hi_rel = std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
+  const __int128 start = t.dynamic ? static_cast<__int128>(static_cast<uint64_t>(disp))
+                                   : static_cast<__int128>(disp) * t.disp_unit;
+  const __int128 lo = start + lo_rel, hi = start + hi_rel;
+  if (t.dynamic) {
+    if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
+      return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
+    OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
+  } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
+    return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
+  }
+  *where = static_cast<uint64_t>(start);
+  return kOk;
+}
+
+Status Window::check_access(int rank) {
+  switch (access_) {
+    case Access::kNone:
+      return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
+    case Access::kFence:
+      fence_ops_ = true;
+      return kOk;
+    default:
+      (void)rank;
+      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "osprey: this synchronization mode is not available yet");
+  }
+}
+
+Status Window::check_request_epoch() const {
+  if (access_ != Access::kLock && access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC,
+               "osprey: request-based RMA calls need a passive-target (lock) epoch");
+  return kOk;
+}
+
+Status Window::shared_query(int rank, MPI_Aint* size, MPI_Aint* disp_unit, void** base) const {
+  if (flavor_ != Flavor::kShared)
+    return Err(MPI_ERR_RMA_FLAVOR, "osprey: MPI_Win_shared_query needs an allocate_shared window");
+  if (rank != MPI_PROC_NULL && (rank < 0 || rank >= nranks_))
+    return Err(MPI_ERR_RANK, "osprey: rank is outside the window's group");
+  int local = -1;
+  if (rank == MPI_PROC_NULL) {
+    // The lowest rank that allocated memory; else the first rank's (empty) segment.
+    local = 0;
+    for (int i = 0; i < ci_->node_size(); ++i) {
+      if (view_.info(static_cast<uint32_t>(i)).size > 0) {
+        local = i;
+        break;
+      }
+    }
+  } else {
+    local = ci_->local_index(rank);
+  }
+  const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(local));
+  *size = static_cast<MPI_Aint>(ri.size);
+  *disp_unit = static_cast<MPI_Aint>(ri.disp_unit);
+  *base = view_.data(ri.data_offset);
+  return kOk;
+}
+
+Status Window::get_group(MPI_Group* group) const {
+  PMPI_Comm_group(ci_->priv(), group);
+  return kOk;
+}
+
+Status Window::get_info(MPI_Info* info) const {
+  write_hints(hints_, flavor_ == Flavor::kShared, path_name(), info);
+  return kOk;
+}
+
+Status Window::set_info(MPI_Info info) {
+  // Only hints that may change after creation; layout hints keep their creation value.
+  Hints h = hints_;
+  h.read(info);
+  hints_.no_locks = h.no_locks;
+  hints_.ordering = h.ordering;
+  hints_.same_op = h.same_op;
+  return kOk;
+}
+
+}  // namespace osprey::rma

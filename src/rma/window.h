@@ -1,0 +1,161 @@
+// An osprey window: the memory it exposes, the node segment it shares with node peers, the
+// epoch state machine, and every RMA call on it. Method bodies live in one file per concern
+// (creation, fence, passive target, PSCW, communication, attach, info).
+#pragma once
+
+#include <mpi.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "datatype/type_info.h"
+#include "rma/comm_info.h"
+#include "rma/hints.h"
+#include "transport/shm/segment.h"
+#include "transport/shm/window_segment.h"
+#include "util/status.h"
+
+namespace osprey::rma {
+
+enum class Flavor : int {
+  kCreate = MPI_WIN_FLAVOR_CREATE,
+  kAllocate = MPI_WIN_FLAVOR_ALLOCATE,
+  kDynamic = MPI_WIN_FLAVOR_DYNAMIC,
+  kShared = MPI_WIN_FLAVOR_SHARED,
+};
+
+// How operations reach one target rank.
+enum class Path : uint8_t {
+  kDirect,  // its memory is mapped here: loads, stores, CPU atomics
+  kCma,     // node peer's private memory: cross-memory attach, lock stripes for atomics
+  kAm,      // active messages over the host MPI
+};
+
+struct TargetView {
+  int rank = 0;
+  int local = -1;  // node-local index, -1 if on another node
+  Path path = Path::kAm;
+  bool cpu_atomics = false;  // false: accumulates hold the window's lock stripes
+  bool dynamic = false;      // displacements are absolute addresses
+  char* base = nullptr;      // kDirect: address of displacement 0
+  uint64_t remote_base = 0;  // kCma: address of displacement 0 in the target process
+  pid_t pid = 0;
+  uint64_t size = 0;
+  int64_t disp_unit = 1;
+};
+
+// The access epoch this process has open on the window (exposure epochs are tracked apart).
+enum class Access : uint8_t { kNone, kFence, kLock, kLockAll, kPscw };
+
+class Window {
+ public:
+  struct Args {
+    Flavor flavor;
+    MPI_Aint size;
+    MPI_Aint disp_unit;
+    void* base;  // kCreate only
+    MPI_Info info;
+    MPI_Comm comm;
+    MPI_Win anchor;  // the host window handed to the user
+  };
+
+  // Collective over a.comm. On error nothing is left behind.
+  static Status create(const Args& a, Window** out);
+  // Collective; fails with MPI_ERR_RMA_SYNC (and frees nothing) inside an epoch.
+  Status free();
+  ~Window();
+
+  // --- identity and attributes ---
+  MPI_Win anchor() const { return anchor_; }
+  Flavor flavor() const { return flavor_; }
+  void* base() const { return base_; }
+  MPI_Aint size() const { return size_; }
+  MPI_Aint disp_unit() const { return disp_unit_; }
+  // Pointers for MPI_Win_get_attr (the standard returns pointers to these values).
+  MPI_Aint* size_attr() { return &size_; }
+  int* disp_unit_attr() { return &disp_unit_int_; }
+  int* flavor_attr() { return &flavor_int_; }
+  int* model_attr() { return &model_; }
+
+  Status shared_query(int rank, MPI_Aint* size, MPI_Aint* disp_unit, void** base) const;
+  Status get_group(MPI_Group* group) const;
+  Status get_info(MPI_Info* info) const;
+  Status set_info(MPI_Info info);
+  Status attach(void* base, MPI_Aint size);
+  Status detach(const void* base);
+
+  // --- communication ---
+  Status put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+             MPI_Count tcount, MPI_Datatype ttype);
+  Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+             MPI_Count tcount, MPI_Datatype ttype);
+  Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, void* result,
+                        MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+                      MPI_Aint disp, MPI_Op op);
+  Status compare_and_swap(const void* origin, const void* compare, void* result,
+                          MPI_Datatype type, int rank, MPI_Aint disp);
+  // Request-based forms are only valid in passive-target epochs (MPI-3.1 11.3.5).
+  Status check_request_epoch() const;
+
+  // --- synchronization ---
+  Status fence(int assert);
+  Status lock(int type, int rank, int assert);
+  Status unlock(int rank);
+  Status lock_all(int assert);
+  Status unlock_all();
+  Status flush(int rank);
+  Status flush_all();
+  Status flush_local(int rank);
+  Status flush_local_all();
+  Status sync();
+  Status post(MPI_Group group, int assert);
+  Status start(MPI_Group group, int assert);
+  Status complete();
+  Status wait();
+  Status test(bool* done);
+
+  // For tests and diagnostics.
+  Access access() const { return access_; }
+  const char* path_name() const;
+
+ private:
+  Window() = default;
+  Status target(int rank, TargetView& t) const;
+  Status check_access(int rank);
+  // Validates displacement and extent of a target access; returns the byte offset from
+  // displacement 0 (or the absolute address for dynamic windows).
+  Status locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
+                uint64_t* where) const;
+  Status check_dynamic_range(const TargetView& t, uint64_t lo, uint64_t hi) const;
+  Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
+  void release_resources();
+
+  MPI_Win anchor_ = MPI_WIN_NULL;
+  Flavor flavor_ = Flavor::kCreate;
+  CommInfo* ci_ = nullptr;
+  uint64_t id_ = 0;
+  int rank_ = 0, nranks_ = 0;
+  void* base_ = nullptr;
+  MPI_Aint size_ = 0;
+  MPI_Aint disp_unit_ = 1;
+  int disp_unit_int_ = 1;
+  int flavor_int_ = 0;
+  int model_ = MPI_WIN_UNIFIED;
+  Hints hints_;
+  bool force_am_ = false;
+
+  shm::Segment seg_;
+  shm::SegmentView view_;
+
+  // Epoch state.
+  Access access_ = Access::kNone;
+  bool fence_ops_ = false;  // RMA calls issued since the last fence
+  bool freed_ = false;
+};
+
+}  // namespace osprey::rma

@@ -1,0 +1,217 @@
+// Window creation for all four flavors: argument agreement, the node segment (control words
+// and, for allocate flavors, the window memory), and registration.
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "progress/host_wait.h"
+#include "rma/agree.h"
+#include "rma/registry.h"
+#include "rma/window.h"
+#include "util/config.h"
+#include "util/log.h"
+
+namespace osprey::rma {
+namespace {
+
+// What each node member tells the node root at setup.
+struct MemberInit {
+  int64_t size;
+  int64_t disp_unit;
+  uint64_t user_base;
+  int32_t pid;
+  int32_t comm_rank;
+  uint32_t kind;
+  uint32_t pad;
+};
+
+// What the node root tells the members once the segment exists.
+struct Announce {
+  shm::SegmentName name;
+  uint64_t total;
+  uint64_t stripes;
+  uint64_t max_attach;
+  int32_t ok;
+  int32_t pad;
+};
+
+shm::MemKind kind_for(Flavor f) {
+  switch (f) {
+    case Flavor::kAllocate:
+    case Flavor::kShared: return shm::MemKind::kSegment;
+    case Flavor::kCreate: return shm::MemKind::kPrivate;
+    case Flavor::kDynamic: return shm::MemKind::kDynamic;
+  }
+  return shm::MemKind::kPrivate;
+}
+
+void fill_info(shm::RankInfo& ri, const MemberInit& m, uint64_t data_offset) {
+  ri.pid = m.pid;
+  ri.comm_rank = m.comm_rank;
+  ri.kind = static_cast<shm::MemKind>(m.kind);
+  ri.data_offset = data_offset;
+  ri.size = static_cast<uint64_t>(m.size);
+  ri.disp_unit = m.disp_unit;
+  ri.user_base = m.user_base;
+}
+
+}  // namespace
+
+// Node-level setup over point-to-point messages on the private communicator (tagged with the
+// window id, so concurrent creations on communicators that share it cannot mix).
+Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguous) {
+  const uint32_t nlocal = static_cast<uint32_t>(ci_->node_size());
+  const uint32_t me_local = static_cast<uint32_t>(ci_->node_rank());
+  const bool with_data = kind_for(flavor_) == shm::MemKind::kSegment;
+  const int tag = setup_tag(id_);
+  MPI_Comm priv = ci_->priv();
+  MemberInit me{my_size, disp_unit_, user_base, static_cast<int32_t>(getpid()), rank_,
+                static_cast<uint32_t>(kind_for(flavor_)), 0};
+
+  if (me_local != 0) {
+    const int root = ci_->comm_rank_of_local(0);
+    MPI_Request req;
+    PMPI_Isend(&me, sizeof me, MPI_BYTE, root, tag, priv, &req);
+    progress::wait_host(&req);
+    Announce a{};
+    PMPI_Irecv(&a, sizeof a, MPI_BYTE, root, tag, priv, &req);
+    progress::wait_host(&req);
+    Status s = a.ok ? shm::Segment::attach(a.name, a.total, seg_)
+                    : Err(MPI_ERR_NO_MEM, "osprey: the node could not create window memory");
+    int mapped = s.ok() ? 1 : 0;
+    PMPI_Isend(&mapped, 1, MPI_INT, root, tag, priv, &req);  // root unlinks after every answer
+    progress::wait_host(&req);
+    if (!s.ok()) return s;
+    const auto l = shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes,
+                                               a.max_attach, nullptr);
+    view_ = shm::SegmentView(seg_.base(), l);
+    return kOk;
+  }
+
+  // Node root: gather members, lay out and create the segment, announce it.
+  std::vector<MemberInit> members(nlocal);
+  members[0] = me;
+  std::vector<MPI_Request> reqs(nlocal, MPI_REQUEST_NULL);
+  for (uint32_t i = 1; i < nlocal; ++i)
+    PMPI_Irecv(&members[i], sizeof(MemberInit), MPI_BYTE, ci_->comm_rank_of_local(static_cast<int>(i)),
+               tag, priv, &reqs[i]);
+  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+
+  std::vector<uint64_t> sizes(nlocal), offsets(nlocal, 0);
+  for (uint32_t i = 0; i < nlocal; ++i) sizes[i] = static_cast<uint64_t>(members[i].size);
+  const std::size_t stripes = config().lock_stripes;
+  const std::size_t max_attach = flavor_ == Flavor::kDynamic ? config().max_attach : 0;
+  const auto l = shm::SegmentLayout::compute(nlocal, with_data ? sizes.data() : nullptr,
+                                             contiguous, stripes, max_attach, offsets.data());
+  Announce a{};
+  a.total = l.total;
+  a.stripes = stripes;
+  a.max_attach = max_attach;
+  Status s = nlocal == 1 ? shm::Segment::create_private(l.total, seg_)
+                         : shm::Segment::create(l.total, seg_, a.name);
+  a.ok = s.ok();
+  if (s.ok()) {
+    view_ = shm::SegmentView(seg_.base(), l);
+    auto& h = view_.header();
+    h.magic = shm::kSegmentMagic;
+    h.nranks = nlocal;
+    h.flavor = static_cast<uint32_t>(flavor_);
+    for (uint32_t i = 0; i < nlocal; ++i) fill_info(view_.info(i), members[i], offsets[i]);
+  }
+  for (uint32_t i = 1; i < nlocal; ++i)
+    PMPI_Isend(&a, sizeof a, MPI_BYTE, ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv,
+               &reqs[i]);
+  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+  std::vector<int> mapped(nlocal, 1);
+  for (uint32_t i = 1; i < nlocal; ++i)
+    PMPI_Irecv(&mapped[i], 1, MPI_INT, ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv,
+               &reqs[i]);
+  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+  shm::Segment::unlink(a.name);
+  return s;
+}
+
+Status Window::create(const Args& a, Window** out) {
+  if (a.comm == MPI_COMM_NULL) return Err(MPI_ERR_COMM, "osprey: window on MPI_COMM_NULL");
+  Status local = kOk;
+  if (a.size < 0) local = Err(MPI_ERR_SIZE, "osprey: negative window size");
+  else if (a.disp_unit <= 0) local = Err(MPI_ERR_DISP, "osprey: displacement unit must be positive");
+  else if (a.disp_unit > INT32_MAX)
+    local = Err(MPI_ERR_DISP, "osprey: displacement unit does not fit the window attribute");
+  else if (a.anchor == MPI_WIN_NULL)
+    local = Err(MPI_ERR_INTERN, "osprey: could not create the window handle");
+
+  CommInfo* ci = nullptr;
+  OSPREY_TRY(CommInfo::acquire(a.comm, &ci));
+  std::unique_ptr<Window> w(new Window);
+  w->ci_ = ci;
+  w->anchor_ = a.anchor;
+  w->flavor_ = a.flavor;
+  w->flavor_int_ = static_cast<int>(a.flavor);
+  w->rank_ = ci->rank();
+  w->nranks_ = ci->size();
+  w->size_ = a.flavor == Flavor::kDynamic ? 0 : a.size;
+  w->disp_unit_ = a.flavor == Flavor::kDynamic ? 1 : a.disp_unit;
+  w->disp_unit_int_ = static_cast<int>(w->disp_unit_);
+  w->hints_.read(a.info);
+  w->force_am_ = config().transport == TransportMode::kAm;
+
+  // One agreement: errors, window id, uniformity of sizes, the layout hint, the flavor.
+  const int64_t flavor = static_cast<int64_t>(a.flavor);
+  int64_t v[9] = {local.cls,
+                  static_cast<int64_t>(ci->proposed_window_id()),
+                  w->size_, -w->size_, w->disp_unit_, -w->disp_unit_,
+                  w->hints_.alloc_shared_noncontig ? 1 : 0,
+                  flavor, -flavor};
+  agree_max(a.comm, v, 9);
+  Status agreed = kOk;
+  if (v[0] != 0) {
+    agreed = local.ok() ? Err(static_cast<int>(v[0]),
+                              "osprey: window creation failed on another rank")
+                        : local;
+  } else if (v[7] != -v[8]) {
+    agreed = Err(MPI_ERR_OTHER, "osprey: ranks called different window creation functions");
+  } else if (a.flavor == Flavor::kShared && !ci->all_on_node()) {
+    agreed = Err(MPI_ERR_RMA_SHARED,
+                 "osprey: MPI_Win_allocate_shared needs all ranks of the communicator on one node");
+  }
+  if (!agreed.ok()) {
+    w->anchor_ = MPI_WIN_NULL;  // the caller owns the anchor on failure
+    return agreed;              // ~Window gives the CommInfo back
+  }
+  w->id_ = static_cast<uint64_t>(v[1]);
+  ci->window_id_used(w->id_);
+  w->hints_.same_size = w->hints_.same_size || v[2] == -v[3];
+  w->hints_.same_disp_unit = w->hints_.same_disp_unit || v[4] == -v[5];
+  w->hints_.alloc_shared_noncontig = v[6] != 0;
+
+  const bool contiguous = a.flavor == Flavor::kShared && !w->hints_.alloc_shared_noncontig;
+  const uint64_t user_base = a.flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(a.base) : 0;
+  Status s = w->setup_segment(w->size_, user_base, contiguous);
+  int64_t ok[1] = {s.ok() ? 0 : static_cast<int64_t>(s.cls)};
+  agree_max(a.comm, ok, 1);
+  if (ok[0] != 0) {
+    w->anchor_ = MPI_WIN_NULL;
+    return s.ok() ? Err(static_cast<int>(ok[0]), "osprey: window memory setup failed on another rank")
+                  : s;
+  }
+
+  switch (a.flavor) {
+    case Flavor::kAllocate:
+    case Flavor::kShared:
+      w->base_ = w->view_.data(w->view_.info(static_cast<uint32_t>(ci->node_rank())).data_offset);
+      break;
+    case Flavor::kCreate: w->base_ = a.base; break;
+    case Flavor::kDynamic: w->base_ = MPI_BOTTOM; break;
+  }
+  OSPREY_LOG(1, "window %llu: flavor %d, %lld bytes, %d ranks (%d on this node), path %s",
+             static_cast<unsigned long long>(w->id_), w->flavor_int_,
+             static_cast<long long>(w->size_), w->nranks_, ci->node_size(), w->path_name());
+  registry().insert(handle_key(w->anchor_), w.get());
+  *out = w.release();
+  return kOk;
+}
+
+}  // namespace osprey::rma

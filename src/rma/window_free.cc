@@ -1,0 +1,30 @@
+// MPI_Win_free: refuses inside an epoch; otherwise waits until every rank is done with the
+// window (node barrier, or a host agreement across nodes) before the memory goes away.
+#include "rma/agree.h"
+#include "rma/registry.h"
+#include "rma/runtime.h"
+#include "rma/window.h"
+
+namespace osprey::rma {
+
+Status Window::free() {
+  if (access_ == Access::kLock || access_ == Access::kLockAll || access_ == Access::kPscw)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_free inside an access epoch");
+  if (access_ == Access::kFence && fence_ops_)
+    return Err(MPI_ERR_RMA_SYNC,
+               "osprey: MPI_Win_free with RMA calls not completed by a closing fence");
+  if (!runtime_finalized()) {
+    if (ci_->all_on_node()) {
+      shm::node_barrier(view_.header().barrier, static_cast<uint32_t>(ci_->node_size()), 0);
+    } else {
+      int64_t v = 0;
+      agree_max(ci_->priv(), &v, 1);
+    }
+  }
+  registry().erase(handle_key(anchor_));
+  freed_ = true;
+  release_resources();
+  return kOk;
+}
+
+}  // namespace osprey::rma

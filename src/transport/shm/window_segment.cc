@@ -1,0 +1,50 @@
+#include "transport/shm/window_segment.h"
+
+namespace osprey::shm {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+
+}  // namespace
+
+SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
+                                     std::size_t stripes, std::size_t max_attach,
+                                     uint64_t* data_offsets_out) {
+  SegmentLayout l;
+  l.nranks = nranks;
+  l.stripes = stripes;
+  l.max_attach = max_attach;
+  l.match_words = (nranks + 63) / 64;
+  std::size_t off = sizeof(SegmentHeader);
+  l.rank_info = off;
+  off += nranks * sizeof(RankInfo);
+  l.locks = off;
+  off += nranks * sizeof(LockWords);
+  l.pscw = off;
+  off += nranks * sizeof(PscwWords);
+  l.match = off;
+  off += align_up(nranks * l.match_words * sizeof(uint64_t), cpu::kCacheLine);
+  l.stripe = off;
+  off += stripes * sizeof(Stripe);
+  l.attach = off;
+  l.attach_stride =
+      max_attach ? align_up(sizeof(AttachTableHeader) + max_attach * sizeof(AttachEntry),
+                            cpu::kCacheLine)
+                 : 0;
+  off += nranks * l.attach_stride;
+  l.data = align_up(off, kPage);
+  off = l.data;
+  if (sizes) {
+    for (uint32_t i = 0; i < nranks; ++i) {
+      if (!contiguous) off = align_up(off, kPage);
+      data_offsets_out[i] = off;
+      off += sizes[i];
+    }
+  }
+  l.total = align_up(off == l.data ? off + 1 : off, kPage);
+  return l;
+}
+
+}  // namespace osprey::shm

@@ -1,0 +1,127 @@
+// The layout of a window's node segment: a header with the node barrier, one record per
+// node-local rank (where its memory is, its lock word, its PSCW counters), the accumulate lock
+// stripes, the attach tables of dynamic windows, then the window memory of allocate flavors.
+// One segment per window per node; every field is reached through offsets computed here.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/shm/node_barrier.h"
+#include "util/cpu.h"
+
+namespace osprey::shm {
+
+constexpr uint64_t kSegmentMagic = 0x6f73707265790001ull;  // "osprey" v1
+
+// Where a rank's window memory is, as the other ranks of the node see it.
+enum class MemKind : uint32_t {
+  kSegment = 0,  // inside this segment: direct loads, stores and CPU atomics
+  kPrivate = 1,  // the owner's private memory: cross-memory attach or messages, lock stripes
+  kDynamic = 2,  // dynamic window: regions in the attach table, private memory
+};
+
+struct alignas(cpu::kCacheLine) SegmentHeader {
+  uint64_t magic;
+  uint32_t nranks;
+  uint32_t flavor;
+  BarrierState barrier;
+};
+
+// Written by its owner at creation; read-only afterwards.
+struct alignas(cpu::kCacheLine) RankInfo {
+  int32_t pid;
+  int32_t comm_rank;
+  MemKind kind;
+  uint32_t pad;
+  uint64_t data_offset;  // kSegment: offset of the rank's memory in the segment
+  uint64_t size;         // bytes exposed
+  int64_t disp_unit;
+  uint64_t user_base;    // kPrivate: address of the memory in the owner's address space
+};
+
+// Passive-target lock of one rank: a phase-fair reader-writer lock (see rma/shm_lock.h).
+struct alignas(cpu::kCacheLine) LockWords {
+  std::atomic<uint32_t> rin;   // reader arrivals (high bits) + writer-present flags (low bits)
+  std::atomic<uint32_t> rout;  // reader departures
+  std::atomic<uint32_t> win;   // writer tickets taken
+  std::atomic<uint32_t> wout;  // writer tickets served
+};
+
+// Post-start-complete-wait words of one rank (see rma/shm_pscw.h).
+struct alignas(cpu::kCacheLine) PscwWords {
+  std::atomic<uint32_t> completes;  // origins that completed toward this rank's exposure epoch
+  std::atomic<uint32_t> posts_seen;
+};
+
+// Attached regions of one rank of a dynamic window, published under a sequence lock.
+struct AttachEntry {
+  std::atomic<uint64_t> base;
+  std::atomic<uint64_t> len;
+};
+struct alignas(cpu::kCacheLine) AttachTableHeader {
+  std::atomic<uint64_t> seq;
+  std::atomic<uint32_t> count;
+};
+
+struct alignas(cpu::kCacheLine) Stripe {
+  std::atomic<uint32_t> word;
+};
+
+// Offsets of every part of a window segment, identical on all ranks of the node.
+struct SegmentLayout {
+  uint32_t nranks = 0;
+  std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
+  std::size_t stripes = 0;
+  std::size_t max_attach = 0;
+  std::size_t rank_info = 0, locks = 0, pscw = 0, match = 0, stripe = 0, attach = 0;
+  std::size_t attach_stride = 0;
+  std::size_t data = 0;   // first data byte (page aligned)
+  std::size_t total = 0;  // segment size
+
+  // sizes[i]: bytes of node-local rank i, or nullptr for windows without memory here.
+  // contiguous: ranks' memory back to back (allocate_shared default); else page aligned.
+  static SegmentLayout compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
+                               std::size_t stripes, std::size_t max_attach,
+                               uint64_t* data_offsets_out);
+};
+
+// Typed access to a mapped segment.
+class SegmentView {
+ public:
+  SegmentView() = default;
+  SegmentView(char* base, const SegmentLayout& l) : base_(base), l_(l) {}
+
+  SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
+  RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
+  LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
+  PscwWords& pscw(uint32_t i) const { return at<PscwWords>(l_.pscw, i); }
+  std::atomic<uint64_t>* match(uint32_t i) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(base_ + l_.match +
+                                                    i * l_.match_words * sizeof(uint64_t));
+  }
+  Stripe& stripe(std::size_t i) const { return at<Stripe>(l_.stripe, i); }
+  AttachTableHeader& attach_header(uint32_t i) const {
+    return *reinterpret_cast<AttachTableHeader*>(base_ + l_.attach + i * l_.attach_stride);
+  }
+  AttachEntry* attach_entries(uint32_t i) const {
+    return reinterpret_cast<AttachEntry*>(base_ + l_.attach + i * l_.attach_stride +
+                                          sizeof(AttachTableHeader));
+  }
+  char* data(uint64_t offset) const { return base_ + offset; }
+  const SegmentLayout& layout() const { return l_; }
+  char* base() const { return base_; }
+
+ private:
+  template <class T>
+  T& at(std::size_t off, std::size_t i) const {
+    return reinterpret_cast<T*>(base_ + off)[i];
+  }
+  char* base_ = nullptr;
+  SegmentLayout l_;
+};
+
+}  // namespace osprey::shm

@@ -1,0 +1,180 @@
+// A map from 64-bit handle keys to object pointers, read without locks on every RMA call and
+// written only when objects are created or freed.
+//
+// Readers use a sequence lock: they retry if a writer was active while they probed. Tables that
+// are replaced on growth are kept until the map dies, so a reader that raced a resize never
+// touches freed memory.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "util/cpu.h"
+
+namespace osprey {
+
+template <class V>
+class HandleMap {
+ public:
+  HandleMap() { install(new_table(64)); }
+  HandleMap(const HandleMap&) = delete;
+  HandleMap& operator=(const HandleMap&) = delete;
+
+  V* find(uint64_t key) const {
+    for (;;) {
+      const uint64_t s1 = seq_.load(std::memory_order_acquire);
+      if (s1 & 1) {
+        cpu::relax();
+        continue;
+      }
+      V* found = probe(*table_.load(std::memory_order_acquire), key);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (seq_.load(std::memory_order_relaxed) == s1) return found;
+    }
+  }
+
+  // Inserts or replaces.
+  void insert(uint64_t key, V* value) {
+    std::lock_guard<std::mutex> g(mu_);
+    Table* t = table_.load(std::memory_order_relaxed);
+    if ((used_ + 1) * 2 > t->mask + 1) t = grow(t);
+    begin_write();
+    Slot* tomb = nullptr;
+    std::size_t i = hash(key) & t->mask;
+    for (;; i = (i + 1) & t->mask) {
+      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
+      if (k == key) {
+        t->slots[i].val.store(value, std::memory_order_relaxed);
+        break;
+      }
+      if (k == kTomb && !tomb) tomb = &t->slots[i];
+      if (k == kEmpty) {
+        Slot* s = tomb ? tomb : &t->slots[i];
+        if (!tomb) ++used_;
+        s->val.store(value, std::memory_order_relaxed);
+        s->key.store(key, std::memory_order_relaxed);
+        ++size_;
+        break;
+      }
+    }
+    end_write();
+  }
+
+  // Removes key; returns the value it held or nullptr.
+  V* erase(uint64_t key) {
+    std::lock_guard<std::mutex> g(mu_);
+    Table* t = table_.load(std::memory_order_relaxed);
+    std::size_t i = hash(key) & t->mask;
+    for (std::size_t n = 0; n <= t->mask; ++n, i = (i + 1) & t->mask) {
+      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
+      if (k == kEmpty) return nullptr;
+      if (k == key) {
+        V* v = t->slots[i].val.load(std::memory_order_relaxed);
+        begin_write();
+        t->slots[i].key.store(kTomb, std::memory_order_relaxed);
+        t->slots[i].val.store(nullptr, std::memory_order_relaxed);
+        end_write();
+        --size_;
+        return v;
+      }
+    }
+    return nullptr;
+  }
+
+  std::size_t size() const {
+    std::lock_guard<std::mutex> g(mu_);
+    return size_;
+  }
+
+  // Calls f(key, value) for every entry, under the writer lock.
+  template <class F>
+  void for_each(F&& f) const {
+    std::lock_guard<std::mutex> g(mu_);
+    const Table* t = table_.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i <= t->mask; ++i) {
+      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
+      if (k != kEmpty && k != kTomb) f(k, t->slots[i].val.load(std::memory_order_relaxed));
+    }
+  }
+
+ private:
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  static constexpr uint64_t kTomb = ~uint64_t{0} - 1;
+
+  struct Slot {
+    std::atomic<uint64_t> key{kEmpty};
+    std::atomic<V*> val{nullptr};
+  };
+  struct Table {
+    std::size_t mask = 0;
+    std::unique_ptr<Slot[]> slots;
+  };
+
+  static std::size_t hash(uint64_t k) {
+    k ^= k >> 29;
+    k *= 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(k ^ (k >> 32));
+  }
+
+  static V* probe(const Table& t, uint64_t key) {
+    std::size_t i = hash(key) & t.mask;
+    for (std::size_t n = 0; n <= t.mask; ++n, i = (i + 1) & t.mask) {
+      const uint64_t k = t.slots[i].key.load(std::memory_order_relaxed);
+      if (k == key) return t.slots[i].val.load(std::memory_order_relaxed);
+      if (k == kEmpty) return nullptr;
+    }
+    return nullptr;
+  }
+
+  std::unique_ptr<Table> new_table(std::size_t cap) {
+    auto t = std::make_unique<Table>();
+    t->mask = cap - 1;
+    t->slots = std::make_unique<Slot[]>(cap);
+    return t;
+  }
+
+  Table* install(std::unique_ptr<Table> t) {
+    Table* raw = t.get();
+    tables_.push_back(std::move(t));
+    table_.store(raw, std::memory_order_release);
+    return raw;
+  }
+
+  // Rehashes live entries into a table twice the size (tombstones are dropped).
+  Table* grow(Table* old) {
+    auto t = new_table((old->mask + 1) * (size_ * 4 > old->mask + 1 ? 2 : 1));
+    for (std::size_t i = 0; i <= old->mask; ++i) {
+      const uint64_t k = old->slots[i].key.load(std::memory_order_relaxed);
+      if (k == kEmpty || k == kTomb) continue;
+      std::size_t j = hash(k) & t->mask;
+      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty) j = (j + 1) & t->mask;
+      t->slots[j].val.store(old->slots[i].val.load(std::memory_order_relaxed),
+                            std::memory_order_relaxed);
+      t->slots[j].key.store(k, std::memory_order_relaxed);
+    }
+    used_ = size_;
+    begin_write();
+    Table* raw = install(std::move(t));
+    end_write();
+    return raw;
+  }
+
+  void begin_write() {
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+  }
+  void end_write() { seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+
+  mutable std::mutex mu_;
+  std::atomic<uint64_t> seq_{0};
+  std::atomic<Table*> table_{nullptr};
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::size_t used_ = 0;  // slots that are live or tombstones
+  std::size_t size_ = 0;  // live entries
+};
+
+}  // namespace osprey

@@ -1,0 +1,38 @@
+#include "transport/shm/window_segment.h"
+
+#include <gtest/gtest.h>
+
+namespace osprey::shm {
+namespace {
+
+TEST(SegmentLayout, ContiguousRanksAreBackToBack) {
+  uint64_t sizes[3] = {100, 0, 37}, off[3];
+  auto l = SegmentLayout::compute(3, sizes, true, 16, 0, off);
+  EXPECT_EQ(l.data % 4096, 0u);
+  EXPECT_EQ(off[0], l.data);
+  EXPECT_EQ(off[1], l.data + 100);
+  EXPECT_EQ(off[2], l.data + 100);
+  EXPECT_GE(l.total, off[2] + 37);
+}
+
+TEST(SegmentLayout, NoncontiguousRanksArePageAligned) {
+  uint64_t sizes[3] = {100, 5000, 1}, off[3];
+  auto l = SegmentLayout::compute(3, sizes, false, 16, 0, off);
+  for (uint64_t o : off) EXPECT_EQ(o % 4096, 0u);
+  EXPECT_EQ(off[1], l.data + 4096);
+  EXPECT_EQ(off[2], l.data + 3 * 4096);
+}
+
+TEST(SegmentLayout, ControlPartsDoNotOverlap) {
+  auto l = SegmentLayout::compute(5, nullptr, false, 8, 4, nullptr);
+  EXPECT_LT(l.rank_info, l.locks);
+  EXPECT_EQ(l.locks - l.rank_info, 5 * sizeof(RankInfo));
+  EXPECT_EQ(l.pscw - l.locks, 5 * sizeof(LockWords));
+  EXPECT_LE(l.match + 5 * l.match_words * 8, l.stripe);
+  EXPECT_EQ(l.attach - l.stripe, 8 * sizeof(Stripe));
+  EXPECT_LE(l.attach + 5 * l.attach_stride, l.data);
+  EXPECT_GT(l.total, l.data);
+}
+
+}  // namespace
+}  // namespace osprey::shm
