@@ -1,28 +1,63 @@
 #include "mpi/errors.h"
 
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
 #include "mpi/host.h"
+#include "util/log.h"
 
 namespace osprey::errors {
 namespace {
 
 std::mutex mu;
 
+// MPICH 4.0.2 hands out codes for predefined classes whose string is an unrelated internal
+// message; osprey only attaches its messages where the host keeps them.
+bool host_keeps_strings() {
+  static const bool keeps = [] {
+    int code = MPI_SUCCESS;
+    if (PMPI_Add_error_code(MPI_ERR_OTHER, &code) != MPI_SUCCESS) return false;
+    PMPI_Add_error_string(code, "osprey: probe");
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(code, s, &len);
+    return std::strcmp(s, "osprey: probe") == 0;
+  }();
+  return keeps;
+}
+
+// Fatal handlers print the host's class message only: say what was wrong first.
+template <class GetHandler>
+void explain_if_fatal(const Status& s, GetHandler get) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  get(&eh);
+  const bool fatal = eh == MPI_ERRORS_ARE_FATAL
+#ifdef MPI_ERRORS_ABORT
+                     || eh == MPI_ERRORS_ABORT
+#endif
+      ;
+  if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
+  if (fatal && s.msg && !host_keeps_strings()) std::fprintf(stderr, "%s\n", s.msg);
+}
+
 }  // namespace
 
 int code_for(const Status& s) {
   if (s.ok()) return MPI_SUCCESS;
+  OSPREY_LOG(1, "error class %d: %s", s.cls, s.msg ? s.msg : "");
   if (!s.msg) return s.cls;
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (finalized) return s.cls;
   std::lock_guard<std::mutex> g(mu);
+  if (!host_keeps_strings()) return s.cls;
   static auto* codes = new std::unordered_map<const char*, int>;  // lives until exit
   auto it = codes->find(s.msg);
   if (it != codes->end()) return it->second;
   int code = s.cls;
-  int finalized = 0;
-  PMPI_Finalized(&finalized);
-  if (!finalized && PMPI_Add_error_code(s.cls, &code) == MPI_SUCCESS) {
+  if (PMPI_Add_error_code(s.cls, &code) == MPI_SUCCESS) {
     PMPI_Add_error_string(code, s.msg);
   } else {
     code = s.cls;
@@ -33,6 +68,7 @@ int code_for(const Status& s) {
 
 int raise_on_win(MPI_Win anchor, const Status& s) {
   const int code = code_for(s);
+  explain_if_fatal(s, [&](MPI_Errhandler* eh) { host::fn().win_get_errhandler(anchor, eh); });
   host::fn().win_call_errhandler(anchor, code);
   return code;
 }
@@ -40,6 +76,7 @@ int raise_on_win(MPI_Win anchor, const Status& s) {
 int raise_on_comm(MPI_Comm comm, const Status& s) {
   const int code = code_for(s);
   if (comm == MPI_COMM_NULL) comm = MPI_COMM_WORLD;
+  explain_if_fatal(s, [&](MPI_Errhandler* eh) { PMPI_Comm_get_errhandler(comm, eh); });
   PMPI_Comm_call_errhandler(comm, code);
   return code;
 }

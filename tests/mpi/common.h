@@ -45,13 +45,13 @@ static int t_rank, t_size;
           #cls, rc_, c_);                                                   \
   } while (0)
 
-static void t_init(int* argc, char*** argv) {
+static inline void t_init(int* argc, char*** argv) {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &t_size);
 }
 
-static int t_finish(const char* name) {
+static inline int t_finish(const char* name) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == 0) printf("%s: OK (%d ranks)\n", name, t_size);
   MPI_Finalize();
@@ -71,7 +71,7 @@ static inline void t_fill(void* buf, size_t n, int o, int t, int e) {
 }
 
 /* Compares the data bytes (holes excluded) of `count` elements of `type` at a and b. */
-static int t_same_data(const void* a, const void* b, int count, MPI_Datatype type) {
+static inline int t_same_data(const void* a, const void* b, int count, MPI_Datatype type) {
   int size = 0;
   MPI_Pack_size(count, type, MPI_COMM_SELF, &size);
   char* pa = (char*)malloc((size_t)size + 1);
@@ -91,7 +91,7 @@ struct t_type {
   const char* name;
 };
 #define T_TYPE(t) {t, #t}
-static const struct t_type t_types[] = {
+__attribute__((unused)) static const struct t_type t_types[] = {
     T_TYPE(MPI_CHAR), T_TYPE(MPI_SIGNED_CHAR), T_TYPE(MPI_UNSIGNED_CHAR), T_TYPE(MPI_BYTE),
     T_TYPE(MPI_WCHAR), T_TYPE(MPI_SHORT), T_TYPE(MPI_UNSIGNED_SHORT), T_TYPE(MPI_INT),
     T_TYPE(MPI_UNSIGNED), T_TYPE(MPI_LONG), T_TYPE(MPI_UNSIGNED_LONG), T_TYPE(MPI_LONG_LONG_INT),
@@ -115,7 +115,7 @@ static const struct t_type t_types[] = {
 
 /* The four window flavors, created over `bytes` per rank; *base receives the local memory. */
 enum t_flavor { T_ALLOCATE, T_SHARED, T_CREATE, T_DYNAMIC, T_NFLAVORS };
-static const char* t_flavor_names[] = {"allocate", "allocate_shared", "create", "dynamic"};
+__attribute__((unused)) static const char* const t_flavor_names[] = {"allocate", "allocate_shared", "create", "dynamic"};
 
 struct t_win {
   MPI_Win win;
@@ -125,7 +125,7 @@ struct t_win {
   MPI_Aint* addrs; /* dynamic: each rank's attached base address */
 };
 
-static void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int disp_unit,
+static inline void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int disp_unit,
                          MPI_Comm comm) {
   int size;
   MPI_Comm_size(comm, &size);
@@ -159,12 +159,12 @@ static void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int d
 }
 
 /* The target displacement of byte offset `off` in rank r's window (in disp units). */
-static MPI_Aint t_disp(const struct t_win* w, int r, MPI_Aint off, int disp_unit) {
+static inline MPI_Aint t_disp(const struct t_win* w, int r, MPI_Aint off, int disp_unit) {
   if (w->flavor == T_DYNAMIC) return w->addrs[r] + off;
   return off / disp_unit;
 }
 
-static void t_win_free(struct t_win* w) {
+static inline void t_win_free(struct t_win* w) {
   if (w->flavor == T_DYNAMIC) MPI_OK(MPI_Win_detach(w->win, w->base));
   MPI_OK(MPI_Win_free(&w->win));
   free(w->user_mem);

@@ -1,0 +1,116 @@
+/* Predefined window attributes, groups, info (with osprey_version), names, user attributes
+ * with delete callbacks, and user error handlers, on every flavor. */
+#include "common.h"
+
+static int deleted = 0;
+static int delete_fn(MPI_Win w, int keyval, void* val, void* extra) {
+  (void)w, (void)keyval, (void)extra;
+  CHECK(*(int*)val == 42, "attribute value");
+  deleted++;
+  return MPI_SUCCESS;
+}
+
+static int handler_calls = 0;
+static MPI_Win handler_win;
+static void handler(MPI_Win* w, int* code, ...) {
+  int cls;
+  MPI_Error_class(*code, &cls);
+  CHECK(*w == handler_win, "handler got another window");
+  CHECK(cls == MPI_ERR_RANK, "handler got class %d", cls);
+  handler_calls++;
+}
+
+static void info_value(MPI_Info info, const char* key, char* out, int* flag) {
+  MPI_Info_get(info, key, MPI_MAX_INFO_VAL, out, flag);
+}
+
+int main(int argc, char** argv) {
+  t_init(&argc, &argv);
+  const int models_want = MPI_WIN_UNIFIED;
+  for (int f = 0; f < T_NFLAVORS; f++) {
+    struct t_win w;
+    const MPI_Aint bytes = 40 + 8 * t_rank;
+    const int du = f == T_DYNAMIC ? 1 : 4;
+    t_win_create(&w, (enum t_flavor)f, bytes, du, MPI_COMM_WORLD);
+    void* base;
+    MPI_Aint* size;
+    int *disp, *flavor, *model, flag;
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_BASE, &base, &flag));
+    CHECK(flag, "no base");
+    CHECK(f == T_DYNAMIC ? base == MPI_BOTTOM : base == w.base, "%s base", t_flavor_names[f]);
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_SIZE, &size, &flag));
+    CHECK(flag && *size == (f == T_DYNAMIC ? 0 : bytes), "%s size %ld", t_flavor_names[f],
+          (long)*size);
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_DISP_UNIT, &disp, &flag));
+    CHECK(flag && *disp == du, "%s disp unit %d", t_flavor_names[f], *disp);
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+    const int want_flavor[] = {MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED,
+                               MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_DYNAMIC};
+    CHECK(flag && *flavor == want_flavor[f], "%s flavor %d", t_flavor_names[f], *flavor);
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_MODEL, &model, &flag));
+    CHECK(flag && *model == models_want, "%s model %d", t_flavor_names[f], *model);
+
+    MPI_Group g, wg;
+    int cmp;
+    MPI_OK(MPI_Win_get_group(w.win, &wg));
+    MPI_Comm_group(MPI_COMM_WORLD, &g);
+    MPI_Group_compare(g, wg, &cmp);
+    CHECK(cmp == MPI_IDENT, "window group differs");
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+
+    MPI_Info info;
+    char val[MPI_MAX_INFO_VAL + 1];
+    MPI_OK(MPI_Win_get_info(w.win, &info));
+    info_value(info, "osprey_version", val, &flag);
+    CHECK(flag && strncmp(val, "osprey", 6) == 0, "no osprey_version in window info");
+    info_value(info, "accumulate_ordering", val, &flag);
+    CHECK(flag && strcmp(val, "rar,raw,war,waw") == 0, "default ordering: %s", val);
+    MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    MPI_Info_set(info, "accumulate_ops", "same_op");
+    MPI_OK(MPI_Win_set_info(w.win, info));
+    MPI_Info_free(&info);
+    MPI_OK(MPI_Win_get_info(w.win, &info));
+    info_value(info, "accumulate_ordering", val, &flag);
+    CHECK(flag && strcmp(val, "none") == 0, "ordering after set_info: %s", val);
+    info_value(info, "accumulate_ops", val, &flag);
+    CHECK(flag && strcmp(val, "same_op") == 0, "ops after set_info: %s", val);
+    MPI_Info_free(&info);
+
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_OK(MPI_Win_set_name(w.win, "my window"));
+    MPI_OK(MPI_Win_get_name(w.win, name, &len));
+    CHECK(strcmp(name, "my window") == 0, "name %s", name);
+
+    int keyval;
+    static int value = 42;
+    MPI_OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, delete_fn, &keyval, NULL));
+    MPI_OK(MPI_Win_set_attr(w.win, keyval, &value));
+    int* got;
+    MPI_OK(MPI_Win_get_attr(w.win, keyval, &got, &flag));
+    CHECK(flag && got == &value, "user attribute");
+
+    MPI_Errhandler eh, cur;
+    MPI_OK(MPI_Win_create_errhandler(handler, &eh));
+    MPI_OK(MPI_Win_set_errhandler(w.win, eh));
+    MPI_OK(MPI_Win_get_errhandler(w.win, &cur));
+    handler_win = w.win;
+    MPI_OK(MPI_Win_fence(0, w.win));
+    int v = 0;
+    MPI_Put(&v, 1, MPI_INT, t_size + 1, 0, 1, MPI_INT, w.win);
+    CHECK(handler_calls == 1, "user error handler not called");
+    handler_calls = 0;
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
+    MPI_Errhandler_free(&eh);
+    MPI_Errhandler_free(&cur);
+
+    deleted = 0;
+    t_win_free(&w);
+    CHECK(deleted == 1, "attribute delete callback ran %d times", deleted);
+    MPI_Win_free_keyval(&keyval);
+  }
+  return t_finish("attributes");
+}

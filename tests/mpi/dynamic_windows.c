@@ -1,0 +1,72 @@
+/* Dynamic windows: several regions per rank attached, addressed by absolute address, put and
+ * get into each, detached and replaced over many rounds; an access to detached memory fails
+ * with MPI_ERR_RMA_RANGE and touches nothing. */
+#include "common.h"
+
+enum { REGIONS = 4, ROUNDS = 40, WORDS = 16 };
+
+int main(int argc, char** argv) {
+  t_init(&argc, &argv);
+  MPI_Win win;
+  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  int64_t* region[REGIONS];
+  MPI_Aint* addr = malloc(sizeof(MPI_Aint) * (size_t)(t_size * REGIONS));
+  const int right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
+
+  for (int round = 0; round < ROUNDS; round++) {
+    for (int k = 0; k < REGIONS; k++) {
+      region[k] = calloc(WORDS, sizeof(int64_t));
+      MPI_OK(MPI_Win_attach(win, region[k], WORDS * (MPI_Aint)sizeof(int64_t)));
+    }
+    MPI_Aint mine[REGIONS];
+    for (int k = 0; k < REGIONS; k++) MPI_Get_address(region[k], &mine[k]);
+    MPI_Allgather(mine, REGIONS, MPI_AINT, addr, REGIONS, MPI_AINT, MPI_COMM_WORLD);
+
+    MPI_OK(MPI_Win_fence(0, win));
+    int64_t v[WORDS];
+    for (int k = 0; k < REGIONS; k++) {
+      for (int i = 0; i < WORDS; i++) v[i] = round * 1000000 + t_rank * 10000 + k * 100 + i;
+      MPI_OK(MPI_Put(v, WORDS, MPI_INT64_T, right, addr[right * REGIONS + k], WORDS, MPI_INT64_T,
+                     win));
+    }
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int k = 0; k < REGIONS; k++)
+      for (int i = 0; i < WORDS; i++)
+        CHECK(region[k][i] == round * 1000000 + left * 10000 + k * 100 + i,
+              "round %d region %d word %d: %lld", round, k, i, (long long)region[k][i]);
+    /* Get the middle of region 2 at the left neighbour with an offset address. */
+    int64_t g[4];
+    MPI_OK(MPI_Get(g, 4, MPI_INT64_T, left, addr[left * REGIONS + 2] + 3 * (MPI_Aint)sizeof(int64_t),
+                   4, MPI_INT64_T, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < 4; i++)
+      CHECK(g[i] == round * 1000000 + ((left + t_size - 1) % t_size) * 10000 + 2 * 100 + 3 + i,
+            "round %d get word %d: %lld", round, i, (long long)g[i]);
+
+    /* Region 0 goes away everywhere; accessing it must fail and write nothing. */
+    MPI_OK(MPI_Win_detach(win, region[0]));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t_size > 1) {
+      int64_t junk[WORDS];
+      memset(junk, 0x5a, sizeof junk);
+      EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(junk, WORDS, MPI_INT64_T, right,
+                                              addr[right * REGIONS], WORDS, MPI_INT64_T, win));
+      /* Straddling the end of an attached region fails too. */
+      EXPECT_CLASS(MPI_ERR_RMA_RANGE,
+                   MPI_Put(junk, 2, MPI_INT64_T, right,
+                           addr[right * REGIONS + 1] + (WORDS - 1) * (MPI_Aint)sizeof(int64_t), 2,
+                           MPI_INT64_T, win));
+    }
+    MPI_OK(MPI_Win_fence(0, win));
+    for (int i = 0; i < WORDS; i++)
+      CHECK(region[0][i] == round * 1000000 + left * 10000 + i, "detached region was written");
+    for (int k = 1; k < REGIONS; k++) MPI_OK(MPI_Win_detach(win, region[k]));
+    for (int k = 0; k < REGIONS; k++) free(region[k]);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  MPI_OK(MPI_Win_free(&win));
+  free(addr);
+  return t_finish("dynamic_windows");
+}
