@@ -9,3 +9,6 @@ osprey_mpi_test(attributes mpi/attributes.c)
 osprey_mpi_test(zero_size mpi/zero_size.c)
 osprey_mpi_test(derived_types mpi/derived_types.c)
 osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
+
+# The demo: a fence-epoch histogram that checks it lost no sample.
+osprey_mpi_test(histogram_demo ../../examples/histogram.c PASS_REGEX "samples: .* ok")
