@@ -10,8 +10,10 @@ namespace {
 
 constexpr int kFenceAsserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
-// Assertions that every rank must give together (MPI-3.1 11.5.5).
+// Assertions that every rank must give together (MPI-3.1 11.5.5); they travel as barrier flags
+// shifted down by 8 bits to fit the barrier's 16.
 constexpr uint32_t kCollectiveAsserts = MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+static_assert((kCollectiveAsserts >> 8) <= 0xffff);
 
 }  // namespace
 
@@ -27,10 +29,9 @@ Status Window::fence(int assert) {
   const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
   uint32_t any = 0, all = 0;
   if (ci_->all_on_node()) {
-    const shm::BarrierResult r = shm::node_barrier(view_.header().barrier,
-                                                   static_cast<uint32_t>(ci_->node_size()), bits);
-    any = r.any;
-    all = r.all;
+    const shm::BarrierResult r = barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8));
+    any = r.any << 8;
+    all = r.all << 8;
   } else {
     cpu::mem_sync();
     // A max over 0/1 flags is an OR; over the negated flags it gives the AND.

@@ -12,6 +12,7 @@
 #include "datatype/type_info.h"
 #include "rma/comm_info.h"
 #include "rma/hints.h"
+#include "transport/shm/node_barrier.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
 #include "util/status.h"
@@ -151,6 +152,7 @@ class Window {
 
   shm::Segment seg_;
   shm::SegmentView view_;
+  shm::NodeBarrier barrier_;
 
   // Epoch state.
   Access access_ = Access::kNone;

@@ -198,6 +198,8 @@ Status Window::create(const Args& a, Window** out) {
                   : s;
   }
 
+  w->barrier_ = shm::NodeBarrier(w->view_.barrier_slots(), static_cast<uint32_t>(ci->node_size()),
+                                 static_cast<uint32_t>(ci->node_rank()));
   switch (a.flavor) {
     case Flavor::kAllocate:
     case Flavor::kShared:

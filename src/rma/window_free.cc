@@ -15,7 +15,7 @@ Status Window::free() {
                "osprey: MPI_Win_free with RMA calls not completed by a closing fence");
   if (!runtime_finalized()) {
     if (ci_->all_on_node()) {
-      shm::node_barrier(view_.header().barrier, static_cast<uint32_t>(ci_->node_size()), 0);
+      barrier_.arrive_and_wait(0);
     } else {
       int64_t v = 0;
       agree_max(ci_->priv(), &v, 1);

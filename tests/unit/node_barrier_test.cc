@@ -12,32 +12,37 @@
 namespace osprey::shm {
 namespace {
 
+constexpr int kRounds = 200;
+
 struct Shared {
-  BarrierState barrier;
-  std::atomic<int> phase_count[64];
+  BarrierSlot slots[64];
+  std::atomic<int> phase_count[kRounds];
   std::atomic<int> errors;
 };
 
-TEST(NodeBarrier, ProcessesMoveInLockstepAndReduceFlags) {
-  constexpr int kProcs = 3, kRounds = 64;
+void run_processes(int procs) {
+  ASSERT_LE(barrier_slot_count(procs), 64u);
   void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                    -1, 0);
   ASSERT_NE(mem, MAP_FAILED);
   auto* s = new (mem) Shared{};
-  pid_t kids[kProcs];
-  for (int p = 0; p < kProcs; ++p) {
-    kids[p] = fork();
-    if (kids[p] == 0) {
+  std::vector<pid_t> kids;
+  for (int p = 0; p < procs; ++p) {
+    pid_t k = fork();
+    if (k == 0) {
+      NodeBarrier b(s->slots, procs, p);
       for (int r = 0; r < kRounds; ++r) {
         s->phase_count[r].fetch_add(1);
-        // Rank p contributes bit 1 always, bit 2 only in even rounds for p == 0.
-        const uint32_t bits = 1u | ((p == 0 && r % 2 == 0) ? 2u : 0u);
-        BarrierResult res = node_barrier(s->barrier, kProcs, bits);
-        if (s->phase_count[r].load() != kProcs) s->errors.fetch_add(1);
-        if (res.all != 1u || res.any != ((r % 2 == 0) ? 3u : 1u)) s->errors.fetch_add(1);
+        // Everyone contributes bit 0; only rank 0 contributes bit 1, in even rounds.
+        const uint16_t bits = 1u | ((p == 0 && r % 2 == 0) ? 2u : 0u);
+        BarrierResult res = b.arrive_and_wait(bits);
+        if (s->phase_count[r].load() != procs) s->errors.fetch_add(1);
+        const uint32_t want_any = (r % 2 == 0) ? 3u : 1u, want_all = procs == 1 ? want_any : 1u;
+        if (res.all != want_all || res.any != want_any) s->errors.fetch_add(1);
       }
       _exit(0);
     }
+    kids.push_back(k);
   }
   for (pid_t k : kids) {
     int st = 0;
@@ -47,6 +52,11 @@ TEST(NodeBarrier, ProcessesMoveInLockstepAndReduceFlags) {
   EXPECT_EQ(s->errors.load(), 0);
   munmap(mem, sizeof(Shared));
 }
+
+TEST(NodeBarrier, OneProcess) { run_processes(1); }
+TEST(NodeBarrier, TwoProcesses) { run_processes(2); }
+TEST(NodeBarrier, ThreeProcesses) { run_processes(3); }
+TEST(NodeBarrier, FiveProcessesOutnumberCores) { run_processes(5); }
 
 }  // namespace
 }  // namespace osprey::shm

@@ -4,48 +4,68 @@
 #include "util/futex.h"
 
 namespace osprey::shm {
+namespace {
 
-BarrierResult node_barrier(BarrierState& s, uint32_t nranks, uint32_t bits) {
-  cpu::mem_sync();  // expose everything this rank did before the barrier
-  const uint32_t g = s.generation.load(std::memory_order_acquire);
-  const uint32_t p = g & 1;
-  if (nranks > 1) {
-    s.bits_or[p].fetch_or(bits, std::memory_order_relaxed);
-    s.bits_nor[p].fetch_or(~bits, std::memory_order_relaxed);
-  }
-  if (nranks == 1 || s.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == nranks) {
-    if (nranks == 1) {
-      s.result_or[p].store(bits, std::memory_order_relaxed);
-      s.result_and[p].store(bits, std::memory_order_relaxed);
-    } else {
-      s.result_or[p].store(s.bits_or[p].load(std::memory_order_relaxed),
-                           std::memory_order_relaxed);
-      s.result_and[p].store(~s.bits_nor[p].load(std::memory_order_relaxed),
-                            std::memory_order_relaxed);
-      // Parity p^1 was last used by the previous round, which everyone has left.
-      s.bits_or[p ^ 1].store(0, std::memory_order_relaxed);
-      s.bits_nor[p ^ 1].store(0, std::memory_order_relaxed);
-      s.arrived.store(0, std::memory_order_relaxed);
-    }
-    s.generation.store(g + 1, std::memory_order_seq_cst);
-    if (s.sleepers.load(std::memory_order_seq_cst) != 0) futex::wake_all(&s.generation);
-  } else {
-    progress::Backoff b;
-    while (s.generation.load(std::memory_order_acquire) == g) {
-      progress::poll();
-      if (!b.sleeping()) {
-        b.pause();
-        continue;
-      }
-      s.sleepers.fetch_add(1, std::memory_order_seq_cst);
-      if (s.generation.load(std::memory_order_seq_cst) == g) b.pause_on(&s.generation, g);
-      s.sleepers.fetch_sub(1, std::memory_order_relaxed);
-    }
-  }
-  BarrierResult r{s.result_or[p].load(std::memory_order_relaxed),
-                  s.result_and[p].load(std::memory_order_relaxed)};
-  cpu::mem_sync();  // later accesses see everything the others did before the barrier
+uint32_t rounds_for(uint32_t n) {
+  uint32_t r = 0;
+  while ((1u << r) < n) ++r;
   return r;
+}
+
+uint64_t pack(uint32_t epoch, uint32_t any, uint32_t all) {
+  return epoch | (static_cast<uint64_t>(any & 0xffff) << 32) |
+         (static_cast<uint64_t>(all & 0xffff) << 48);
+}
+
+bool reached(uint64_t word, uint32_t epoch) {
+  return static_cast<int32_t>(static_cast<uint32_t>(word) - epoch) >= 0;
+}
+
+// The futex word is the epoch half of the 64-bit flag.
+std::atomic<uint32_t>* epoch_word(BarrierSlot& s) {
+  return reinterpret_cast<std::atomic<uint32_t>*>(&s.word);
+}
+
+}  // namespace
+
+std::size_t barrier_slot_count(uint32_t nranks) {
+  return static_cast<std::size_t>(nranks) * rounds_for(nranks) * 2;
+}
+
+NodeBarrier::NodeBarrier(BarrierSlot* slots, uint32_t nranks, uint32_t me)
+    : slots_(slots), n_(nranks), me_(me), rounds_(rounds_for(nranks)) {}
+
+BarrierResult NodeBarrier::arrive_and_wait(uint16_t flags) {
+  cpu::mem_sync();  // expose everything this rank did before the barrier
+  const uint32_t e = ++epoch_;
+  const uint32_t parity = e & 1;
+  uint32_t any = flags, all = flags;
+  for (uint32_t k = 0; k < rounds_; ++k) {
+    BarrierSlot& out = slot((me_ + (1u << k)) % n_, k, parity);
+    out.word.store(pack(e, any, all), std::memory_order_seq_cst);
+    if (out.sleeping.load(std::memory_order_seq_cst)) futex::wake_all(epoch_word(out));
+
+    BarrierSlot& in = slot(me_, k, parity);
+    uint64_t w = in.word.load(std::memory_order_acquire);
+    if (!reached(w, e)) {
+      progress::Backoff b;
+      while (!reached(w = in.word.load(std::memory_order_acquire), e)) {
+        progress::poll();
+        if (!b.sleeping()) {
+          b.pause();
+          continue;
+        }
+        in.sleeping.store(1, std::memory_order_seq_cst);
+        w = in.word.load(std::memory_order_seq_cst);
+        if (!reached(w, e)) b.pause_on(epoch_word(in), static_cast<uint32_t>(w));
+        in.sleeping.store(0, std::memory_order_relaxed);
+      }
+    }
+    any |= static_cast<uint32_t>(w >> 32) & 0xffff;
+    all &= static_cast<uint32_t>(w >> 48) & 0xffff;
+  }
+  cpu::mem_sync();  // later accesses see everything the others did before the barrier
+  return {any, all};
 }
 
 }  // namespace osprey::shm

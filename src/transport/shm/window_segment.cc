@@ -18,6 +18,8 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   l.max_attach = max_attach;
   l.match_words = (nranks + 63) / 64;
   std::size_t off = sizeof(SegmentHeader);
+  l.barrier = off;
+  off += barrier_slot_count(nranks) * sizeof(BarrierSlot);
   l.rank_info = off;
   off += nranks * sizeof(RankInfo);
   l.locks = off;

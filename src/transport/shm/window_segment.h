@@ -28,7 +28,6 @@ struct alignas(cpu::kCacheLine) SegmentHeader {
   uint64_t magic;
   uint32_t nranks;
   uint32_t flavor;
-  BarrierState barrier;
 };
 
 // Written by its owner at creation; read-only afterwards.
@@ -77,7 +76,7 @@ struct SegmentLayout {
   std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
   std::size_t stripes = 0;
   std::size_t max_attach = 0;
-  std::size_t rank_info = 0, locks = 0, pscw = 0, match = 0, stripe = 0, attach = 0;
+  std::size_t barrier = 0, rank_info = 0, locks = 0, pscw = 0, match = 0, stripe = 0, attach = 0;
   std::size_t attach_stride = 0;
   std::size_t data = 0;   // first data byte (page aligned)
   std::size_t total = 0;  // segment size
@@ -96,6 +95,7 @@ class SegmentView {
   SegmentView(char* base, const SegmentLayout& l) : base_(base), l_(l) {}
 
   SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
+  BarrierSlot* barrier_slots() const { return reinterpret_cast<BarrierSlot*>(base_ + l_.barrier); }
   RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
   LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
   PscwWords& pscw(uint32_t i) const { return at<PscwWords>(l_.pscw, i); }
