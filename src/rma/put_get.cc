@@ -27,7 +27,7 @@ Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int
   if (rank == MPI_PROC_NULL) return kOk;
   TargetView t;
   OSPREY_TRY(target(rank, t));
-  OSPREY_TRY(check_access(rank));
+  OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
   if (dt::data_bytes(ocount, *ot) == 0) return kOk;
@@ -41,7 +41,7 @@ Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
   if (rank == MPI_PROC_NULL) return kOk;
   TargetView t;
   OSPREY_TRY(target(rank, t));
-  OSPREY_TRY(check_access(rank));
+  OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
   if (dt::data_bytes(ocount, *ot) == 0) return kOk;

@@ -87,18 +87,32 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
   return kOk;
 }
 
-Status Window::check_access(int rank) {
+Status Window::check_access(const TargetView& t) {
   switch (access_) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
     case Access::kFence:
-      fence_ops_ = true;
+      if (!fence_ops_.load(std::memory_order_relaxed))
+        fence_ops_.store(true, std::memory_order_relaxed);
       return kOk;
-    default:
-      (void)rank;
-      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "osprey: this synchronization mode is not available yet");
+    case Access::kLock: {
+      LockEntry* e = find_lock(t.rank);
+      if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
+      if (e->nocheck || e->held.load(std::memory_order_acquire)) return kOk;
+      std::lock_guard<std::mutex> g(acquire_mu_);
+      if (!e->held.load(std::memory_order_relaxed)) {
+        OSPREY_TRY(acquire_lock(t, e->type));
+        e->held.store(true, std::memory_order_release);
+      }
+      return kOk;
+    }
+    case Access::kLockAll:
+      if (!lockall_nocheck_) return lock_all_touch(t);
+      return kOk;
+    case Access::kPscw:
+      return pscw_access(t);
   }
+  return kOk;
 }
 
 Status Window::check_request_epoch() const {

@@ -6,12 +6,17 @@
 #include <mpi.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
+#include "datatype/ops.h"
 #include "datatype/type_info.h"
 #include "rma/comm_info.h"
 #include "rma/hints.h"
+#include "rma/stripes.h"
 #include "transport/shm/node_barrier.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
@@ -127,12 +132,26 @@ class Window {
  private:
   Window() = default;
   Status target(int rank, TargetView& t) const;
-  Status check_access(int rank);
+  // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
+  Status check_access(const TargetView& t);
+  struct LockEntry;
+  LockEntry* find_lock(int rank);
+  void release_lock(const LockEntry& e);
+  Status acquire_lock(const TargetView& t, int type);  // takes the target's lock words
+  Status lock_all_touch(const TargetView& t);           // lock_all's lazy shared lock
+  Status pscw_access(const TargetView& t);              // target must be in the start group
+  // Moves the epoch state out of an empty fence epoch, or refuses.
+  Status leave_fence_for(const char* what);
   // Validates displacement and extent of a target access; returns the byte offset from
   // displacement 0 (or the absolute address for dynamic windows).
   Status locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
                 uint64_t* where) const;
   Status check_dynamic_range(const TargetView& t, uint64_t lo, uint64_t hi) const;
+  // Applies op to every basic element of a target region (origin/result may be absent).
+  Status apply_elements(const TargetView& t, uint64_t where, MPI_Count tcount,
+                        const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
+                        const dt::TypeInfo* ot, void* result, MPI_Count rcount,
+                        const dt::TypeInfo* rt, dt::Op op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
   void release_resources();
 
@@ -156,8 +175,32 @@ class Window {
 
   // Epoch state.
   Access access_ = Access::kNone;
-  bool fence_ops_ = false;  // RMA calls issued since the last fence
+  std::atomic<bool> fence_ops_{false};  // RMA calls issued since the last fence
   bool freed_ = false;
+  // Lazy lock acquisition may race between threads issuing operations (MPI_THREAD_MULTIPLE).
+  std::mutex acquire_mu_;
+
+  // Passive target: one entry per MPI_Win_lock epoch (usually one target).
+  struct LockEntry {
+    int rank;
+    int local;
+    int type;      // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
+    bool nocheck;  // MPI_MODE_NOCHECK: no lock is taken at all
+    std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
+    LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
+    LockEntry(const LockEntry& o)
+        : rank(o.rank), local(o.local), type(o.type), nocheck(o.nocheck), held(o.held.load()) {}
+    LockEntry& operator=(const LockEntry& o) {
+      rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck;
+      held.store(o.held.load());
+      return *this;
+    }
+  };
+  std::vector<LockEntry> locks_;
+  bool lockall_nocheck_ = false;
+  std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
+  std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_
+  Stripes stripes_;
 };
 
 }  // namespace osprey::rma

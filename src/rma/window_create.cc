@@ -198,6 +198,7 @@ Status Window::create(const Args& a, Window** out) {
                   : s;
   }
 
+  w->stripes_ = Stripes(&w->view_);
   w->barrier_ = shm::NodeBarrier(w->view_.barrier_slots(), static_cast<uint32_t>(ci->node_size()),
                                  static_cast<uint32_t>(ci->node_rank()));
   switch (a.flavor) {

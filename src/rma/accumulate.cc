@@ -1,0 +1,241 @@
+// MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op and MPI_Compare_and_swap on node-local
+// targets. Atomicity is per basic element across all origins: CPU atomics on memory mapped
+// here where the element allows them, else the element's lock stripe. Operations apply in
+// program order (the default accumulate_ordering) because each completes when issued.
+#include <sys/uio.h>
+
+#include <cstring>
+#include <vector>
+
+#include "datatype/apply.h"
+#include "datatype/elements.h"
+#include "datatype/runs.h"
+#include "rma/transfer.h"
+#include "rma/window.h"
+#include "transport/shm/cma.h"
+
+namespace osprey::rma {
+namespace {
+
+bool compatible(const dt::TypeInfo& a, const dt::TypeInfo& b) {
+  return a.cat == b.cat && a.repr == b.repr && a.elem_size == b.elem_size;
+}
+
+// The types of an accumulate-style call: origin (unless NO_OP), target, result (optional).
+struct AccTypes {
+  const dt::TypeInfo* origin = nullptr;
+  const dt::TypeInfo* target = nullptr;
+  const dt::TypeInfo* result = nullptr;
+};
+
+Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount,
+                 MPI_Datatype ttype, const MPI_Count* rcount, MPI_Datatype rtype, AccTypes& ty) {
+  if (ocount < 0 || tcount < 0 || (rcount && *rcount < 0))
+    return Err(MPI_ERR_COUNT, "osprey: negative count");
+  Status s = kOk;
+  if (!(ty.target = dt::lookup(ttype, &s))) return s;
+  OSPREY_TRY(dt::check_op(op, *ty.target));
+  const std::size_t tbytes = dt::data_bytes(tcount, *ty.target);
+  if (op != dt::Op::kNoOp) {
+    if (!(ty.origin = dt::lookup(otype, &s))) return s;
+    OSPREY_TRY(dt::check_op(op, *ty.origin));
+    if (tbytes && !compatible(*ty.origin, *ty.target))
+      return Err(MPI_ERR_TYPE, "osprey: origin and target are made of different basic types");
+    if (dt::data_bytes(ocount, *ty.origin) != tbytes)
+      return Err(MPI_ERR_TYPE, "osprey: origin and target data differ in size");
+  }
+  if (rcount) {
+    if (!(ty.result = dt::lookup(rtype, &s))) return s;
+    if (ty.result->cat == dt::Category::kMixed)
+      return Err(MPI_ERR_TYPE, "osprey: result datatype must be built from one predefined datatype");
+    if (tbytes && !compatible(*ty.result, *ty.target))
+      return Err(MPI_ERR_TYPE, "osprey: result and target are made of different basic types");
+    if (dt::data_bytes(*rcount, *ty.result) != tbytes)
+      return Err(MPI_ERR_TYPE, "osprey: result and target data differ in size");
+  }
+  return kOk;
+}
+
+}  // namespace
+
+// The key of an element for the lock stripes, the same in every process: its segment offset
+// for segment memory, else its address in the owner's address space.
+static uint64_t stripe_key(const shm::SegmentView& v, const TargetView& t, const char* elem) {
+  if (t.cpu_atomics) return static_cast<uint64_t>(elem - v.base());
+  return reinterpret_cast<uint64_t>(elem);
+}
+
+Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tcount,
+                              const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
+                              const dt::TypeInfo* ot, void* result, MPI_Count rcount,
+                              const dt::TypeInfo* rt, dt::Op op) {
+  const dt::Repr r = tt.repr;
+  const uint32_t n = tt.elem_size;
+  if (dt::data_bytes(tcount, tt) == 0) return kOk;
+  dt::ElementCursor oc(origin, ot ? ocount : 0, ot ? *ot : tt);
+  dt::ElementCursor rc(result, rt ? rcount : 0, rt ? *rt : tt);
+  char *oe = nullptr, *re = nullptr, *te = nullptr;
+
+  if (t.path == Path::kDirect) {
+    dt::ElementCursor tc(direct_address(t, where), tcount, tt);
+    while (tc.next(te)) {
+      if (ot) oc.next(oe);
+      if (rt) rc.next(re);
+      if (t.cpu_atomics && dt::lock_free(r, n, te)) {
+        dt::apply_atomic(r, n, op, te, oe, re);
+      } else {
+        const std::size_t s = stripes_.index(t.local, stripe_key(view_, t, te));
+        stripes_.lock(s);
+        dt::apply_plain(r, n, op, te, oe, re);
+        stripes_.unlock(s);
+      }
+    }
+    return kOk;
+  }
+  if (t.path != Path::kCma)
+    return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
+
+  // Cross-memory attach: take the stripes of every element, read the region into a local
+  // mirror, apply there, write the data bytes back.
+  char* remote = reinterpret_cast<char*>(remote_address(t, where));
+  std::vector<std::size_t> set;
+  char* lo = nullptr;
+  char* hi = nullptr;
+  {
+    dt::ElementCursor tc(remote, tcount, tt);
+    while (tc.next(te)) {
+      set.push_back(stripes_.index(t.local, reinterpret_cast<uint64_t>(te)));
+      if (!lo || te < lo) lo = te;
+      if (!hi || te + dt::element_bytes(r, n) > hi) hi = te + dt::element_bytes(r, n);
+    }
+  }
+  std::vector<char> mirror(static_cast<std::size_t>(hi - lo));
+  auto local = [&](char* p) { return mirror.data() + (p - lo); };
+  std::vector<iovec> liov, riov;
+  {
+    dt::RunCursor runs(remote, tcount, tt);
+    char* p;
+    std::size_t len;
+    while (runs.next(p, len)) {
+      liov.push_back({local(p), len});
+      riov.push_back({p, len});
+    }
+  }
+  Stripes::Guard g(stripes_, set);
+  OSPREY_TRY(shm::cma::read(t.pid, liov.data(), liov.size(), riov.data(), riov.size()));
+  dt::ElementCursor tc(local(remote), tcount, tt);
+  while (tc.next(te)) {
+    if (ot) oc.next(oe);
+    if (rt) rc.next(re);
+    dt::apply_plain(r, n, op, te, oe, re);
+  }
+  if (op == dt::Op::kNoOp) return kOk;
+  return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
+}
+
+Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop) {
+  const dt::Op op = dt::to_op(mop);
+  AccTypes ty;
+  OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, nullptr, MPI_DATATYPE_NULL, ty));
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(t));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
+  if (op == dt::Op::kNoOp) return kOk;
+  return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, nullptr, 0,
+                        nullptr, op);
+}
+
+Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                              void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                              MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop) {
+  const dt::Op op = dt::to_op(mop);
+  AccTypes ty;
+  OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, &rcount, rtype, ty));
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(t));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
+  return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, result, rcount,
+                        ty.result, op);
+}
+
+Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+                            MPI_Aint disp, MPI_Op mop) {
+  const dt::Op op = dt::to_op(mop);
+  Status s = kOk;
+  const dt::TypeInfo* ti = dt::lookup(type, &s);
+  if (!ti) return s;
+  if (!ti->predefined)
+    return Err(MPI_ERR_TYPE, "osprey: MPI_Fetch_and_op takes a predefined datatype");
+  OSPREY_TRY(dt::check_op(op, *ti));
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(t));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, 1, *ti, &where));
+  if (t.path == Path::kDirect && t.cpu_atomics) {
+    char* te = direct_address(t, where) + ti->true_lb;
+    if (dt::lock_free(ti->repr, ti->elem_size, te)) {
+      dt::apply_atomic(ti->repr, ti->elem_size, op, te, origin, result);
+      return kOk;
+    }
+  }
+  return apply_elements(t, where, 1, *ti, op == dt::Op::kNoOp ? nullptr : origin, 1,
+                        op == dt::Op::kNoOp ? nullptr : ti, result, 1, ti, op);
+}
+
+Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
+                                MPI_Datatype type, int rank, MPI_Aint disp) {
+  Status s = kOk;
+  const dt::TypeInfo* ti = dt::lookup(type, &s);
+  if (!ti) return s;
+  if (!ti->predefined ||
+      (ti->cat != dt::Category::kInteger && ti->cat != dt::Category::kLogical &&
+       ti->cat != dt::Category::kByte))
+    return Err(MPI_ERR_TYPE,
+               "osprey: MPI_Compare_and_swap takes a predefined integer, logical or byte type");
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  OSPREY_TRY(check_access(t));
+  uint64_t where;
+  OSPREY_TRY(locate(t, disp, 1, *ti, &where));
+  const dt::Repr r = ti->repr;
+  const uint32_t n = ti->elem_size;
+  if (t.path == Path::kDirect) {
+    char* te = direct_address(t, where) + ti->true_lb;
+    if (t.cpu_atomics && dt::lock_free(r, n, te)) {
+      dt::cas_atomic(r, n, te, origin, compare, result);
+      return kOk;
+    }
+    const std::size_t st = stripes_.index(t.local, stripe_key(view_, t, te));
+    stripes_.lock(st);
+    dt::cas_plain(r, n, te, origin, compare, result);
+    stripes_.unlock(st);
+    return kOk;
+  }
+  if (t.path != Path::kCma)
+    return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
+  char* remote = reinterpret_cast<char*>(remote_address(t, where)) + ti->true_lb;
+  const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
+  unsigned char cur[16];
+  stripes_.lock(st);
+  Status rs = shm::cma::read(t.pid, remote, cur, n);
+  if (rs.ok()) {
+    unsigned char next[16];
+    std::memcpy(next, cur, n);
+    dt::cas_plain(r, n, next, origin, compare, result);
+    if (std::memcmp(next, cur, n) != 0) rs = shm::cma::write(t.pid, remote, next, n);
+  }
+  stripes_.unlock(st);
+  return rs;
+}
+
+}  // namespace osprey::rma

@@ -1,0 +1,172 @@
+// Passive target synchronization on node-local targets: lock words in the window segment, no
+// messages. MPI_Win_lock records the epoch (the seed's LOCK_CALLED state) and the lock is taken
+// by the first operation, so a lock/unlock pair without operations costs nothing; self locks
+// and locks on shared-memory windows (whose memory the user may load and store directly) are
+// taken at once. Flushes are memory barriers: node-local operations complete when issued.
+#include "rma/shm_lock.h"
+#include "rma/window.h"
+#include "util/cpu.h"
+
+namespace osprey::rma {
+
+Window::LockEntry* Window::find_lock(int rank) {
+  for (LockEntry& e : locks_)
+    if (e.rank == rank) return &e;
+  return nullptr;
+}
+
+Status Window::leave_fence_for(const char* what) {
+  if (access_ == Access::kFence && !fence_ops_) {
+    access_ = Access::kNone;  // an empty fence epoch may be left for any other kind
+    return kOk;
+  }
+  if (access_ == Access::kNone) return kOk;
+  return Err(MPI_ERR_RMA_SYNC, what);
+}
+
+Status Window::acquire_lock(const TargetView& t, int type) {
+  if (t.local < 0)
+    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+               "osprey: locks on targets of other nodes need the message path");
+  shm::LockWords& l = view_.lock(static_cast<uint32_t>(t.local));
+  if (type == MPI_LOCK_EXCLUSIVE) shm_lock::lock_exclusive(l);
+  else shm_lock::lock_shared(l);
+  cpu::mem_sync();  // later accesses happen after the grant
+  return kOk;
+}
+
+void Window::release_lock(const LockEntry& e) {
+  if (!e.held || e.nocheck) return;
+  cpu::mem_sync();  // everything done in the epoch is visible before the release
+  shm::LockWords& l = view_.lock(static_cast<uint32_t>(e.local));
+  if (e.type == MPI_LOCK_EXCLUSIVE) shm_lock::unlock_exclusive(l);
+  else shm_lock::unlock_shared(l);
+}
+
+Status Window::lock(int type, int rank, int assert) {
+  if (type != MPI_LOCK_EXCLUSIVE && type != MPI_LOCK_SHARED)
+    return Err(MPI_ERR_LOCKTYPE, "osprey: lock type must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED");
+  if (assert & ~MPI_MODE_NOCHECK)
+    return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_lock");
+  if (rank == MPI_PROC_NULL) return kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  if (access_ == Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
+  if (access_ == Access::kLock) {
+    if (find_lock(rank))
+      return Err(MPI_ERR_RMA_SYNC, "osprey: this target is already locked by this process");
+  } else {
+    OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
+  }
+  LockEntry e(rank, t.local, type, (assert & MPI_MODE_NOCHECK) != 0);
+  // Self locks and shared-memory windows protect direct loads and stores: take them now.
+  if (!e.nocheck && (rank == rank_ || flavor_ == Flavor::kShared)) {
+    OSPREY_TRY(acquire_lock(t, type));
+    e.held = true;
+  }
+  locks_.push_back(e);
+  access_ = Access::kLock;
+  return kOk;
+}
+
+Status Window::unlock(int rank) {
+  if (rank == MPI_PROC_NULL) return kOk;
+  if (rank < 0 || rank >= nranks_)
+    return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
+  LockEntry* e = access_ == Access::kLock ? find_lock(rank) : nullptr;
+  if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
+  release_lock(*e);
+  *e = locks_.back();
+  locks_.pop_back();
+  if (locks_.empty()) access_ = Access::kNone;
+  return kOk;
+}
+
+Status Window::lock_all(int assert) {
+  if (assert & ~MPI_MODE_NOCHECK)
+    return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_lock_all");
+  if (access_ == Access::kLock || access_ == Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock_all inside a lock epoch");
+  OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock_all inside a fence or PSCW epoch"));
+  lockall_nocheck_ = (assert & MPI_MODE_NOCHECK) != 0;
+  lockall_held_.clear();
+  const size_t words = static_cast<size_t>(ci_->node_size() + 63) / 64;
+  lockall_bits_.reset(new std::atomic<uint64_t>[words]);
+  for (size_t i = 0; i < words; ++i) lockall_bits_[i].store(0, std::memory_order_relaxed);
+  access_ = Access::kLockAll;
+  // Shared-memory windows: the user may load and store directly, so take every lock now.
+  if (!lockall_nocheck_ && flavor_ == Flavor::kShared) {
+    for (int i = 0; i < ci_->node_size(); ++i) {
+      TargetView t;
+      OSPREY_TRY(target(ci_->comm_rank_of_local(i), t));
+      OSPREY_TRY(lock_all_touch(t));
+    }
+  }
+  return kOk;
+}
+
+Status Window::lock_all_touch(const TargetView& t) {
+  if (t.local < 0)
+    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+               "osprey: locks on targets of other nodes need the message path");
+  std::atomic<uint64_t>& word = lockall_bits_[static_cast<size_t>(t.local) / 64];
+  const uint64_t bit = uint64_t{1} << (t.local % 64);
+  if (word.load(std::memory_order_acquire) & bit) return kOk;
+  std::lock_guard<std::mutex> g(acquire_mu_);
+  if (word.load(std::memory_order_relaxed) & bit) return kOk;
+  OSPREY_TRY(acquire_lock(t, MPI_LOCK_SHARED));
+  lockall_held_.push_back(t.local);
+  word.fetch_or(bit, std::memory_order_release);
+  return kOk;
+}
+
+Status Window::unlock_all() {
+  if (access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");
+  cpu::mem_sync();
+  for (int local : lockall_held_) shm_lock::unlock_shared(view_.lock(static_cast<uint32_t>(local)));
+  lockall_held_.clear();
+  access_ = Access::kNone;
+  return kOk;
+}
+
+Status Window::flush(int rank) {
+  if (rank == MPI_PROC_NULL) return kOk;
+  if (rank < 0 || rank >= nranks_)
+    return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
+  if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
+  cpu::mem_sync();  // node-local operations completed when issued; make them visible
+  return kOk;
+}
+
+Status Window::flush_all() {
+  if (access_ != Access::kLock && access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_flush_all outside a passive-target epoch");
+  cpu::mem_sync();
+  return kOk;
+}
+
+Status Window::flush_local(int rank) {
+  if (rank == MPI_PROC_NULL) return kOk;
+  if (rank < 0 || rank >= nranks_)
+    return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
+  if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
+  return kOk;  // node-local operations never hold origin buffers
+}
+
+Status Window::flush_local_all() {
+  if (access_ != Access::kLock && access_ != Access::kLockAll)
+    return Err(MPI_ERR_RMA_SYNC,
+               "osprey: MPI_Win_flush_local_all outside a passive-target epoch");
+  return kOk;
+}
+
+Status Window::sync() {
+  cpu::mem_sync();
+  return kOk;
+}
+
+}  // namespace osprey::rma

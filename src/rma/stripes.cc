@@ -1,0 +1,42 @@
+#include "rma/stripes.h"
+
+#include <algorithm>
+
+#include "progress/backoff.h"
+
+namespace osprey::rma {
+
+std::size_t Stripes::index(int local, uint64_t key) const {
+  uint64_t h = (key >> 4) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(local) * 0xC2B2AE3D27D4EB4Full;
+  h ^= h >> 31;
+  return static_cast<std::size_t>(h % v_->layout().stripes);
+}
+
+void Stripes::lock(std::size_t i) const {
+  std::atomic<uint32_t>& w = v_->stripe(i).word;
+  if (w.exchange(1, std::memory_order_acquire) == 0) return;
+  progress::Backoff b;
+  for (;;) {
+    while (w.load(std::memory_order_relaxed) != 0) {
+      progress::poll();
+      b.pause();
+    }
+    if (w.exchange(1, std::memory_order_acquire) == 0) return;
+  }
+}
+
+void Stripes::unlock(std::size_t i) const {
+  v_->stripe(i).word.store(0, std::memory_order_release);
+}
+
+Stripes::Guard::Guard(const Stripes& s, std::vector<std::size_t>& set) : s_(s), set_(set) {
+  std::sort(set_.begin(), set_.end());
+  set_.erase(std::unique(set_.begin(), set_.end()), set_.end());
+  for (std::size_t i : set_) s_.lock(i);
+}
+
+Stripes::Guard::~Guard() {
+  for (auto it = set_.rbegin(); it != set_.rend(); ++it) s_.unlock(*it);
+}
+
+}  // namespace osprey::rma

@@ -1,0 +1,42 @@
+// The accumulate lock stripes of a window segment: elements that CPU atomics cannot update
+// (private memory reached by cross-memory attach, unaligned or wide elements) are updated
+// under the stripe their (node rank, address) hashes to. Several stripes are always taken in
+// increasing order, so updates that cover many elements cannot deadlock.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "transport/shm/window_segment.h"
+
+namespace osprey::rma {
+
+class Stripes {
+ public:
+  Stripes() = default;
+  explicit Stripes(const shm::SegmentView* v) : v_(v) {}
+
+  // `key`: the element's address in its owner's address space, or its segment offset.
+  std::size_t index(int local, uint64_t key) const;
+  void lock(std::size_t i) const;
+  void unlock(std::size_t i) const;
+
+  // Takes every stripe in `set` (sorted and deduplicated here) and releases them on
+  // destruction.
+  class Guard {
+   public:
+    Guard(const Stripes& s, std::vector<std::size_t>& set);
+    ~Guard();
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    const Stripes& s_;
+    std::vector<std::size_t>& set_;
+  };
+
+ private:
+  const shm::SegmentView* v_ = nullptr;
+};
+
+}  // namespace osprey::rma

@@ -1,0 +1,10 @@
+# Passive target and atomics on shared memory.
+osprey_mpi_test(acc_counters mpi/acc_counters.c)
+osprey_mpi_test(cas_mutex mpi/cas_mutex.c)
+osprey_mpi_test(lock_exclusion mpi/lock_exclusion.c)
+osprey_mpi_test(lockall_flush mpi/lockall_flush.c)
+osprey_mpi_test(acc_ordering mpi/acc_ordering.c)
+osprey_mpi_test(self_lock mpi/self_lock.c)
+osprey_mpi_test(errors_passive mpi/errors_passive.c)
+osprey_mpi_test(threaded_acc mpi/threaded_acc.c LABELS threaded)
+target_link_libraries(threaded_acc PRIVATE pthread)
