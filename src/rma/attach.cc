@@ -22,11 +22,11 @@ bool read_table(const shm::SegmentView& v, uint32_t local, F&& visit) {
       continue;
     }
     bool found = false;
-    const uint32_t n = h.count.load(std::memory_order_relaxed);
+    // Acquire loads keep the reads above the second look at the sequence word.
+    const uint32_t n = h.count.load(std::memory_order_acquire);
     for (uint32_t i = 0; i < n && i < v.layout().max_attach && !found; ++i)
-      found = visit(Region{e[i].base.load(std::memory_order_relaxed),
-                           e[i].len.load(std::memory_order_relaxed)});
-    std::atomic_thread_fence(std::memory_order_acquire);
+      found = visit(Region{e[i].base.load(std::memory_order_acquire),
+                           e[i].len.load(std::memory_order_acquire)});
     if (h.seq.load(std::memory_order_relaxed) == s1) return found;
   }
 }
@@ -50,9 +50,9 @@ Status Window::attach(void* base, MPI_Aint size) {
                "osprey: too many attached regions (raise OSPREY_MAX_ATTACH)");
   shm::AttachEntry& e = view_.attach_entries(me)[n];
   h.seq.fetch_add(1, std::memory_order_acq_rel);
-  e.base.store(lo, std::memory_order_relaxed);
-  e.len.store(static_cast<uint64_t>(size), std::memory_order_relaxed);
-  h.count.store(n + 1, std::memory_order_relaxed);
+  e.base.store(lo, std::memory_order_release);
+  e.len.store(static_cast<uint64_t>(size), std::memory_order_release);
+  h.count.store(n + 1, std::memory_order_release);
   h.seq.fetch_add(1, std::memory_order_release);
   return kOk;
 }
@@ -68,9 +68,9 @@ Status Window::detach(const void* base) {
   for (uint32_t i = 0; i < n; ++i) {
     if (e[i].base.load(std::memory_order_relaxed) != b) continue;
     h.seq.fetch_add(1, std::memory_order_acq_rel);
-    e[i].base.store(e[n - 1].base.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    e[i].len.store(e[n - 1].len.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    h.count.store(n - 1, std::memory_order_relaxed);
+    e[i].base.store(e[n - 1].base.load(std::memory_order_relaxed), std::memory_order_release);
+    e[i].len.store(e[n - 1].len.load(std::memory_order_relaxed), std::memory_order_release);
+    h.count.store(n - 1, std::memory_order_release);
     h.seq.fetch_add(1, std::memory_order_release);
     return kOk;
   }

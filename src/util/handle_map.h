@@ -1,9 +1,10 @@
 // A map from 64-bit handle keys to object pointers, read without locks on every RMA call and
 // written only when objects are created or freed.
 //
-// Readers use a sequence lock: they retry if a writer was active while they probed. Tables that
-// are replaced on growth are kept until the map dies, so a reader that raced a resize never
-// touches freed memory.
+// Readers use a sequence lock: they retry if a writer was active while they probed. Data loads
+// are acquire and data stores release (free on x86), which orders them against the sequence
+// word without standalone fences. Tables that are replaced on growth are kept until the map
+// dies, so a reader that raced a resize never touches freed memory.
 #pragma once
 
 #include <atomic>
@@ -32,7 +33,6 @@ class HandleMap {
         continue;
       }
       V* found = probe(*table_.load(std::memory_order_acquire), key);
-      std::atomic_thread_fence(std::memory_order_acquire);
       if (seq_.load(std::memory_order_relaxed) == s1) return found;
     }
   }
@@ -48,15 +48,15 @@ class HandleMap {
     for (;; i = (i + 1) & t->mask) {
       const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
       if (k == key) {
-        t->slots[i].val.store(value, std::memory_order_relaxed);
+        t->slots[i].val.store(value, std::memory_order_release);
         break;
       }
       if (k == kTomb && !tomb) tomb = &t->slots[i];
       if (k == kEmpty) {
         Slot* s = tomb ? tomb : &t->slots[i];
         if (!tomb) ++used_;
-        s->val.store(value, std::memory_order_relaxed);
-        s->key.store(key, std::memory_order_relaxed);
+        s->val.store(value, std::memory_order_release);
+        s->key.store(key, std::memory_order_release);
         ++size_;
         break;
       }
@@ -75,8 +75,8 @@ class HandleMap {
       if (k == key) {
         V* v = t->slots[i].val.load(std::memory_order_relaxed);
         begin_write();
-        t->slots[i].key.store(kTomb, std::memory_order_relaxed);
-        t->slots[i].val.store(nullptr, std::memory_order_relaxed);
+        t->slots[i].key.store(kTomb, std::memory_order_release);
+        t->slots[i].val.store(nullptr, std::memory_order_release);
         end_write();
         --size_;
         return v;
@@ -123,8 +123,8 @@ class HandleMap {
   static V* probe(const Table& t, uint64_t key) {
     std::size_t i = hash(key) & t.mask;
     for (std::size_t n = 0; n <= t.mask; ++n, i = (i + 1) & t.mask) {
-      const uint64_t k = t.slots[i].key.load(std::memory_order_relaxed);
-      if (k == key) return t.slots[i].val.load(std::memory_order_relaxed);
+      const uint64_t k = t.slots[i].key.load(std::memory_order_acquire);
+      if (k == key) return t.slots[i].val.load(std::memory_order_acquire);
       if (k == kEmpty) return nullptr;
     }
     return nullptr;
@@ -163,10 +163,8 @@ class HandleMap {
     return raw;
   }
 
-  void begin_write() {
-    seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-  }
+  // The data stores that follow are release stores, so they cannot move above this one.
+  void begin_write() { seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   void end_write() { seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
   mutable std::mutex mu_;
