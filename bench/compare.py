@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Runs one benchmark command with the host MPI's RMA and with osprey preloaded, alternately,
 pair by pair, with a cache-line placement probe before and after each pair (see
-../shared/BENCHMARKING.md). Reports per metric the medians and the median of the per-pair
-osprey/host ratios, over the pairs whose placement did not change.
+../shared/BENCHMARKING.md). With --openmpi, the same source built against Open MPI
+(<benchmark>.openmpi, see bench/CMakeLists.txt) runs in every pair too. Reports per metric the
+medians and the median of the per-pair osprey/host (and osprey/Open MPI) ratios, over the
+pairs whose placement did not change.
 
-  bench/compare.py [--pairs 5] [--np 2] [--build build] -- <benchmark> [args...]
+  bench/compare.py [--pairs 5] [--np 2] [--build build] [--openmpi] -- <benchmark> [args...]
 
 The benchmark prints lines "BENCH <name> <bytes> <value>"; values are times (lower is better)
 unless the name ends in _bw or _rate."""
@@ -44,6 +46,7 @@ def main():
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--openmpi", action="store_true", help="also run <benchmark>.openmpi")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -56,10 +59,17 @@ def main():
     host_cmd = [mpiexec, "-n", str(a.np)] + cmd
     osprey_cmd = [mpiexec, "-n", str(a.np), "-genv", "LD_PRELOAD", lib] + cmd
 
+    engines = [("host", host_cmd), ("osprey", osprey_cmd)]
+    if a.openmpi:
+        ompi = subprocess.run(["sh", "-c", "command -v mpiexec.openmpi"], capture_output=True,
+                              text=True).stdout.strip()
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_rmaps_base_oversubscribe="1")
+        engines.append(("openmpi", [ompi, "-n", str(a.np), cmd[0] + ".openmpi"] + cmd[1:]))
     pairs = []
     for i in range(a.pairs):
         before = probe(a.build)
-        order = [("host", host_cmd), ("osprey", osprey_cmd)]
+        order = list(engines)
         if i % 2:
             order.reverse()
         got = {name: run(c, env) for name, c in order}
@@ -72,14 +82,20 @@ def main():
     keys = sorted(stable[0][2]["host"].keys())
     print(f"# {len(stable)} of {len(pairs)} pairs kept (placement unchanged), np={a.np}")
     print(f"# command: {' '.join(cmd)}")
-    print(f"{'metric':<22}{'bytes':>9}{'host':>12}{'osprey':>12}{'osprey/host':>13}")
+    names = [e[0] for e in engines]
+    head = f"{'metric':<22}{'bytes':>9}" + "".join(f"{n:>12}" for n in names)
+    head += "".join(f"{'osprey/' + n:>16}" for n in names if n != "osprey")
+    print(head)
     for k in keys:
-        h = [p[2]["host"][k] for p in stable if k in p[2]["host"]]
-        o = [p[2]["osprey"][k] for p in stable if k in p[2]["osprey"]]
-        r = [p[2]["osprey"][k] / p[2]["host"][k] for p in stable
-             if k in p[2]["osprey"] and p[2]["host"].get(k)]
-        print(f"{k[0]:<22}{k[1]:>9}{statistics.median(h):>12.4f}{statistics.median(o):>12.4f}"
-              f"{statistics.median(r):>13.3f}")
+        med = {n: statistics.median([p[2][n][k] for p in stable if k in p[2][n]]) for n in names}
+        line = f"{k[0]:<22}{k[1]:>9}" + "".join(f"{med[n]:>12.4f}" for n in names)
+        for n in names:
+            if n == "osprey":
+                continue
+            r = [p[2]["osprey"][k] / p[2][n][k] for p in stable
+                 if k in p[2]["osprey"] and p[2][n].get(k)]
+            line += f"{statistics.median(r):>16.3f}"
+        print(line)
 
 
 if __name__ == "__main__":

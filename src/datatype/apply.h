@@ -31,6 +31,35 @@ void cas_atomic(Repr r, uint32_t data_bytes, void* target, const void* origin,
 void cas_plain(Repr r, uint32_t data_bytes, void* target, const void* origin,
                const void* compare, void* old);
 
+// One-instruction atomics on integer elements (sum, bitwise ops, replace, read), inline for
+// the fast path; false if the combination needs the general apply_atomic.
+inline bool integer_atomic(uint32_t width, Op op, void* target, const void* origin, void* old) {
+  auto run = [&](auto zero) -> bool {
+    using W = decltype(zero);
+    W* t = static_cast<W*>(target);
+    W x = 0, prev;
+    if (op != Op::kNoOp) __builtin_memcpy(&x, origin, sizeof x);
+    switch (op) {
+      case Op::kSum: prev = __atomic_fetch_add(t, x, __ATOMIC_SEQ_CST); break;
+      case Op::kBand: prev = __atomic_fetch_and(t, x, __ATOMIC_SEQ_CST); break;
+      case Op::kBor: prev = __atomic_fetch_or(t, x, __ATOMIC_SEQ_CST); break;
+      case Op::kBxor: prev = __atomic_fetch_xor(t, x, __ATOMIC_SEQ_CST); break;
+      case Op::kReplace: prev = __atomic_exchange_n(t, x, __ATOMIC_SEQ_CST); break;
+      case Op::kNoOp: prev = __atomic_load_n(t, __ATOMIC_SEQ_CST); break;
+      default: return false;
+    }
+    if (old) __builtin_memcpy(old, &prev, sizeof prev);
+    return true;
+  };
+  switch (width) {
+    case 8: return run(uint64_t{0});
+    case 4: return run(uint32_t{0});
+    case 2: return run(uint16_t{0});
+    case 1: return run(uint8_t{0});
+    default: return false;
+  }
+}
+
 // Copies one element's data bytes (pairs: both fields, never their padding).
 void copy_element(Repr r, uint32_t data_bytes, void* dst, const void* src);
 

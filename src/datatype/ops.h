@@ -13,7 +13,46 @@ enum class Op : uint8_t {
   kReplace, kNoOp, kInvalid,
 };
 
-Op to_op(MPI_Op op);
+inline Op to_op(MPI_Op op) {
+  if (op == MPI_SUM) return Op::kSum;
+  if (op == MPI_REPLACE) return Op::kReplace;
+  if (op == MPI_NO_OP) return Op::kNoOp;
+  if (op == MPI_MAX) return Op::kMax;
+  if (op == MPI_MIN) return Op::kMin;
+  if (op == MPI_BOR) return Op::kBor;
+  if (op == MPI_BAND) return Op::kBand;
+  if (op == MPI_BXOR) return Op::kBxor;
+  if (op == MPI_PROD) return Op::kProd;
+  if (op == MPI_LAND) return Op::kLand;
+  if (op == MPI_LOR) return Op::kLor;
+  if (op == MPI_LXOR) return Op::kLxor;
+  if (op == MPI_MAXLOC) return Op::kMaxloc;
+  if (op == MPI_MINLOC) return Op::kMinloc;
+  return Op::kInvalid;
+}
+
+// Whether op applies to elements of category c (MPI-3.1 5.9.2; REPLACE and NO_OP to all).
+constexpr bool op_applies(Op op, Category c) {
+  switch (op) {
+    case Op::kReplace:
+    case Op::kNoOp: return true;
+    case Op::kSum:
+    case Op::kProd:
+      return c == Category::kInteger || c == Category::kFloating || c == Category::kComplex;
+    case Op::kMax:
+    case Op::kMin: return c == Category::kInteger || c == Category::kFloating;
+    case Op::kLand:
+    case Op::kLor:
+    case Op::kLxor: return c == Category::kInteger || c == Category::kLogical;
+    case Op::kBand:
+    case Op::kBor:
+    case Op::kBxor: return c == Category::kInteger || c == Category::kByte;
+    case Op::kMaxloc:
+    case Op::kMinloc: return c == Category::kPair;
+    case Op::kInvalid: return false;
+  }
+  return false;
+}
 
 // MPI_ERR_OP if op is not predefined or does not apply to t's basic type; MPI_ERR_TYPE if t
 // is not made of one basic type.

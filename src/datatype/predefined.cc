@@ -2,9 +2,8 @@
 #include <cstddef>
 #include <memory>
 
+#include "datatype/apply.h"
 #include "datatype/type_info.h"
-#include "util/handle_key.h"
-#include "util/handle_map.h"
 #include "util/log.h"
 
 namespace osprey::dt {
@@ -27,13 +26,8 @@ std::vector<Block> pair_blocks() {
   return {{0, v}, {i_off, i_len}};
 }
 
-HandleMap<const TypeInfo>& table() {
-  static auto* m = new HandleMap<const TypeInfo>;  // lives until exit
-  return *m;
-}
-
 void add(const Entry& e) {
-  if (e.type == MPI_DATATYPE_NULL || table().find(handle_key(e.type))) return;
+  if (e.type == MPI_DATATYPE_NULL || predefined(e.type)) return;
   auto info = std::make_unique<TypeInfo>();
   info->handle = e.type;
   info->predefined = true;
@@ -68,7 +62,13 @@ void add(const Entry& e) {
   }
   info->elem_size = static_cast<uint32_t>(info->size);
   info->dense = info->blocks.size() == 1 && info->size == info->extent;
-  table().insert(handle_key(e.type), info.release());
+  // Alignment is checked per access; here only whether the width allows atomics at all.
+  const uint32_t width = element_bytes(info->repr, info->elem_size);
+  static const char probe[16] __attribute__((aligned(16))) = {};
+  if (lock_free(info->repr, info->elem_size, probe)) info->atomic_width = width;
+  std::size_t i = detail::predefined_slot(handle_key(e.type));
+  while (detail::predefined_slots[i]) i = (i + 1) & (detail::kPredefinedSlots - 1);
+  detail::predefined_slots[i] = info.release();  // immortal
 }
 
 }  // namespace
@@ -148,6 +148,8 @@ void init_predefined() {
   (void)done;
 }
 
-const TypeInfo* predefined(MPI_Datatype t) { return table().find(handle_key(t)); }
+namespace detail {
+const TypeInfo* predefined_slots[kPredefinedSlots];
+}  // namespace detail
 
 }  // namespace osprey::dt

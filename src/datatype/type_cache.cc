@@ -50,8 +50,9 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
 
 }  // namespace
 
-const TypeInfo* lookup(MPI_Datatype t, Status* err) {
-  if (const TypeInfo* p = predefined(t)) return p;
+namespace detail {
+
+const TypeInfo* lookup_derived(MPI_Datatype t, Status* err) {
   if (const TypeInfo* hit = cache().find(handle_key(t))) return hit;
   if (t == MPI_DATATYPE_NULL) {
     *err = Err(MPI_ERR_TYPE, "osprey: MPI_DATATYPE_NULL is not a valid RMA datatype");
@@ -59,6 +60,8 @@ const TypeInfo* lookup(MPI_Datatype t, Status* err) {
   }
   return build(t, err);
 }
+
+}  // namespace detail
 
 void retain(const TypeInfo* t) {
   if (!t->predefined) t->refs.fetch_add(1, std::memory_order_relaxed);

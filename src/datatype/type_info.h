@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "datatype/basic.h"
+#include "util/handle_key.h"
 #include "util/status.h"
 
 namespace osprey::dt {
@@ -28,14 +29,38 @@ struct TypeInfo {
   Category cat = Category::kNone;
   Repr repr = Repr::kNone;
   uint32_t elem_size = 0;     // data bytes per basic element
+  uint32_t atomic_width = 0;  // predefined: bytes a lock-free CPU atomic covers, 0 if none
   std::vector<Block> blocks;  // one element's data bytes, in type map order
 
   mutable std::atomic<int> refs{1};
 };
 
+namespace detail {
+// Predefined types, direct-mapped by handle: filled once at initialization (before any RMA
+// call can run), read-only afterwards, so lookups need no synchronization.
+constexpr std::size_t kPredefinedSlots = 512;
+extern const TypeInfo* predefined_slots[kPredefinedSlots];
+inline std::size_t predefined_slot(uint64_t key) {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 55);
+}
+const TypeInfo* lookup_derived(MPI_Datatype t, Status* err);
+}  // namespace detail
+
+// The predefined entry for a named datatype, or nullptr.
+inline const TypeInfo* predefined(MPI_Datatype t) {
+  for (std::size_t i = detail::predefined_slot(handle_key(t));;
+       i = (i + 1) & (detail::kPredefinedSlots - 1)) {
+    const TypeInfo* p = detail::predefined_slots[i];
+    if (!p || p->handle == t) return p;
+  }
+}
+
 // The info for a datatype handle, computed and cached on first use; nullptr and *err set if
 // the handle is not a datatype osprey can use for RMA.
-const TypeInfo* lookup(MPI_Datatype t, Status* err);
+inline const TypeInfo* lookup(MPI_Datatype t, Status* err) {
+  if (const TypeInfo* p = predefined(t)) return p;
+  return detail::lookup_derived(t, err);
+}
 
 // Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
 // datatype meanwhile).
@@ -44,8 +69,5 @@ void release(const TypeInfo* t);
 
 // Loads the predefined types; called once from osprey's initialization.
 void init_predefined();
-
-// Internal: the predefined entry for a named datatype, or nullptr.
-const TypeInfo* predefined(MPI_Datatype t);
 
 }  // namespace osprey::dt

@@ -7,15 +7,15 @@ using namespace osprey;
 
 namespace {
 
-// Runs `op` and, for request-based calls, hands back a request for it.
-template <class Op>
-int run(MPI_Win win, MPI_Request* req, Op&& op) {
-  OSPREY_WINDOW(w, win);
-  if (req) {
-    Status s = w->check_request_epoch();
-    if (!s.ok()) return binding::finish(w, s);
+// Request-based calls first check that a passive epoch is open.
+#define OSPREY_CHECK_REQUEST(w, req)                         \
+  if (req) {                                                \
+    Status rs_ = (w)->check_request_epoch();                \
+    if (!rs_.ok()) return binding::finish((w), rs_);        \
   }
-  Status s = op(w);
+
+// The return of a communication call; request-based ones hand back a request.
+inline int done(rma::Window* w, const Status& s, MPI_Request* req) {
   if (!s.ok()) return binding::finish(w, s);
   return req ? binding::completed_request(req) : MPI_SUCCESS;
 }
@@ -23,27 +23,33 @@ int run(MPI_Win win, MPI_Request* req, Op&& op) {
 template <class C>
 int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
         MPI_Win win, MPI_Request* req) {
-  return run(win, req, [&](rma::Window* w) { return w->put(o, oc, ot, r, d, tc, tt); });
+  OSPREY_WINDOW(w, win);
+  OSPREY_CHECK_REQUEST(w, req);
+  return done(w, w->put(o, oc, ot, r, d, tc, tt), req);
 }
 
 template <class C>
 int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
         MPI_Request* req) {
-  return run(win, req, [&](rma::Window* w) { return w->get(o, oc, ot, r, d, tc, tt); });
+  OSPREY_WINDOW(w, win);
+  OSPREY_CHECK_REQUEST(w, req);
+  return done(w, w->get(o, oc, ot, r, d, tc, tt), req);
 }
 
 template <class C>
 int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
         MPI_Op op, MPI_Win win, MPI_Request* req) {
-  return run(win, req, [&](rma::Window* w) { return w->accumulate(o, oc, ot, r, d, tc, tt, op); });
+  OSPREY_WINDOW(w, win);
+  OSPREY_CHECK_REQUEST(w, req);
+  return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op), req);
 }
 
 template <class C>
 int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype rt, int r,
             MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
-  return run(win, req, [&](rma::Window* w) {
-    return w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op);
-  });
+  OSPREY_WINDOW(w, win);
+  OSPREY_CHECK_REQUEST(w, req);
+  return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op), req);
 }
 
 }  // namespace
@@ -155,13 +161,14 @@ OSPREY_ALIAS(MPI_Rget_accumulate_c)
 
 OSPREY_EXPORT int PMPI_Fetch_and_op(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d,
                                     MPI_Op op, MPI_Win win) {
-  return run(win, nullptr, [&](rma::Window* w) { return w->fetch_and_op(o, res, t, r, d, op); });
+  OSPREY_WINDOW(w, win);
+  return done(w, w->fetch_and_op(o, res, t, r, d, op), nullptr);
 }
 OSPREY_ALIAS(MPI_Fetch_and_op)
 
 OSPREY_EXPORT int PMPI_Compare_and_swap(const void* o, const void* cmp, void* res, MPI_Datatype t,
                                         int r, MPI_Aint d, MPI_Win win) {
-  return run(win, nullptr,
-             [&](rma::Window* w) { return w->compare_and_swap(o, cmp, res, t, r, d); });
+  OSPREY_WINDOW(w, win);
+  return done(w, w->compare_and_swap(o, cmp, res, t, r, d), nullptr);
 }
 OSPREY_ALIAS(MPI_Compare_and_swap)

@@ -133,7 +133,7 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
   return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
 }
 
-Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop) {
   const dt::Op op = dt::to_op(mop);
   AccTypes ty;
@@ -165,7 +165,7 @@ Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype
                         ty.result, op);
 }
 
-Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+Status Window::fetch_and_op_general(const void* origin, void* result, MPI_Datatype type, int rank,
                             MPI_Aint disp, MPI_Op mop) {
   const dt::Op op = dt::to_op(mop);
   Status s = kOk;
@@ -191,7 +191,7 @@ Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type,
                         op == dt::Op::kNoOp ? nullptr : ti, result, 1, ti, op);
 }
 
-Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
+Status Window::compare_and_swap_general(const void* origin, const void* compare, void* result,
                                 MPI_Datatype type, int rank, MPI_Aint disp) {
   Status s = kOk;
   const dt::TypeInfo* ti = dt::lookup(type, &s);

@@ -24,20 +24,22 @@ Status Window::leave_fence_for(const char* what) {
   return Err(MPI_ERR_RMA_SYNC, what);
 }
 
-Status Window::acquire_lock(const TargetView& t, int type) {
-  if (t.local < 0)
+Status Window::acquire_lock(const TargetView& t, int type) { return acquire_lock(t.local, type); }
+
+Status Window::acquire_lock(int local, int type) {
+  if (local < 0)
     return Err(MPI_ERR_UNSUPPORTED_OPERATION,
                "osprey: locks on targets of other nodes need the message path");
-  shm::LockWords& l = view_.lock(static_cast<uint32_t>(t.local));
+  shm::LockWords& l = view_.lock(static_cast<uint32_t>(local));
   if (type == MPI_LOCK_EXCLUSIVE) shm_lock::lock_exclusive(l);
   else shm_lock::lock_shared(l);
-  cpu::mem_sync();  // later accesses happen after the grant
+  cpu::mem_sync_beside_rmw();  // later accesses happen after the grant
   return kOk;
 }
 
 void Window::release_lock(const LockEntry& e) {
   if (!e.held || e.nocheck) return;
-  cpu::mem_sync();  // everything done in the epoch is visible before the release
+  cpu::mem_sync_beside_rmw();  // everything done in the epoch is visible before the release
   shm::LockWords& l = view_.lock(static_cast<uint32_t>(e.local));
   if (e.type == MPI_LOCK_EXCLUSIVE) shm_lock::unlock_exclusive(l);
   else shm_lock::unlock_shared(l);
@@ -49,8 +51,13 @@ Status Window::lock(int type, int rank, int assert) {
   if (assert & ~MPI_MODE_NOCHECK)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_lock");
   if (rank == MPI_PROC_NULL) return kOk;
-  TargetView t;
-  OSPREY_TRY(target(rank, t));
+  if (rank < 0 || rank >= nranks_)
+    return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
+  const int local = ci_->local_index(rank);
+  if (local < 0) {
+    TargetView t;  // not node-local: the general target resolution decides
+    OSPREY_TRY(target(rank, t));
+  }
   if (access_ == Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
   if (access_ == Access::kLock) {
@@ -59,10 +66,10 @@ Status Window::lock(int type, int rank, int assert) {
   } else {
     OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
   }
-  LockEntry e(rank, t.local, type, (assert & MPI_MODE_NOCHECK) != 0);
+  LockEntry e(rank, local, type, (assert & MPI_MODE_NOCHECK) != 0);
   // Self locks and shared-memory windows protect direct loads and stores: take them now.
   if (!e.nocheck && (rank == rank_ || flavor_ == Flavor::kShared)) {
-    OSPREY_TRY(acquire_lock(t, type));
+    OSPREY_TRY(acquire_lock(local, type));
     e.held = true;
   }
   locks_.push_back(e);
@@ -113,7 +120,8 @@ Status Window::lock_all_touch(const TargetView& t) {
   std::atomic<uint64_t>& word = lockall_bits_[static_cast<size_t>(t.local) / 64];
   const uint64_t bit = uint64_t{1} << (t.local % 64);
   if (word.load(std::memory_order_acquire) & bit) return kOk;
-  std::lock_guard<std::mutex> g(acquire_mu_);
+  std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
+  if (threads_) g.lock();
   if (word.load(std::memory_order_relaxed) & bit) return kOk;
   OSPREY_TRY(acquire_lock(t, MPI_LOCK_SHARED));
   lockall_held_.push_back(t.local);
@@ -124,14 +132,14 @@ Status Window::lock_all_touch(const TargetView& t) {
 Status Window::unlock_all() {
   if (access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");
-  cpu::mem_sync();
+  cpu::mem_sync_beside_rmw();
   for (int local : lockall_held_) shm_lock::unlock_shared(view_.lock(static_cast<uint32_t>(local)));
   lockall_held_.clear();
   access_ = Access::kNone;
   return kOk;
 }
 
-Status Window::flush(int rank) {
+Status Window::flush_general(int rank) {
   if (rank == MPI_PROC_NULL) return kOk;
   if (rank < 0 || rank >= nranks_)
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");

@@ -1,4 +1,6 @@
 // MPI_Put and MPI_Get (and their request-based and large-count forms, through the binding).
+#include <cstring>
+
 #include "datatype/runs.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
@@ -20,7 +22,7 @@ Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Da
 
 }  // namespace
 
-Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+Status Window::put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo *ot, *tt;
   OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
@@ -30,11 +32,17 @@ Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int
   OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
-  if (dt::data_bytes(ocount, *ot) == 0) return kOk;
+  const std::size_t n = dt::data_bytes(ocount, *ot);
+  if (n == 0) return kOk;
+  if (t.path == Path::kDirect && ot->dense && tt->dense) {
+    std::memmove(direct_address(t, where) + tt->true_lb,
+                 static_cast<const char*>(origin) + ot->true_lb, n);
+    return kOk;
+  }
   return write_target(t, where, tcount, *tt, origin, ocount, *ot);
 }
 
-Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+Status Window::get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                    MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo *ot, *tt;
   OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
@@ -44,7 +52,13 @@ Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
   OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *tt, &where));
-  if (dt::data_bytes(ocount, *ot) == 0) return kOk;
+  const std::size_t n = dt::data_bytes(ocount, *ot);
+  if (n == 0) return kOk;
+  if (t.path == Path::kDirect && ot->dense && tt->dense) {
+    std::memmove(static_cast<char*>(origin) + ot->true_lb, direct_address(t, where) + tt->true_lb,
+                 n);
+    return kOk;
+  }
   return read_target(t, where, tcount, *tt, origin, ocount, *ot);
 }
 

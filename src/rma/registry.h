@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
+
 #include "util/handle_key.h"
 #include "util/handle_map.h"
 
@@ -12,6 +15,25 @@ class Window;
 
 HandleMap<Window>& registry();
 
-inline Window* find_window(MPI_Win w) { return registry().find(handle_key(w)); }
+// Bumped on every insert and erase, so that per-thread caches of the last lookup know when
+// they may be stale.
+extern std::atomic<uint64_t> registry_generation;
+
+void register_window(MPI_Win h, Window* w);
+void unregister_window(MPI_Win h);
+
+inline Window* find_window(MPI_Win h) {
+  struct Last {
+    uint64_t key, gen;
+    Window* w;
+  };
+  static thread_local Last last __attribute__((tls_model("initial-exec"))) = {~0ull, 0, nullptr};
+  const uint64_t k = handle_key(h);
+  const uint64_t g = registry_generation.load(std::memory_order_acquire);
+  if (last.key == k && last.gen == g) return last.w;
+  Window* w = registry().find(k);
+  last = {k, g, w};
+  return w;
+}
 
 }  // namespace osprey::rma

@@ -41,7 +41,8 @@ void lock_exclusive(shm::LockWords& l) {
 
 void unlock_exclusive(shm::LockWords& l) {
   l.rin.fetch_and(~kWriterBits, std::memory_order_release);
-  l.wout.fetch_add(1, std::memory_order_release);
+  // Only the holder writes wout, so the next writer's ticket can be served by a plain store.
+  l.wout.store(l.wout.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 }  // namespace osprey::rma::shm_lock

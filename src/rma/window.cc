@@ -63,19 +63,29 @@ Status Window::target(int rank, TargetView& t) const {
 
 Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
                       const dt::TypeInfo& tt, uint64_t* where) const {
-  if (!t.dynamic && disp < 0)
-    return Err(MPI_ERR_DISP, "osprey: negative target displacement");
+  if (!t.dynamic && disp < 0) return Err(MPI_ERR_DISP, "osprey: negative target displacement");
   if (count == 0 || tt.size == 0) {
     *where = 0;
+    return kOk;
+  }
+  // Common case first: a dense type at a non-negative displacement, in 64-bit arithmetic.
+  int64_t start, bytes;
+  if (!t.dynamic && tt.dense && !__builtin_mul_overflow(disp, t.disp_unit, &start) &&
+      !__builtin_mul_overflow(count, tt.size, &bytes)) {
+    const int64_t lo = start + tt.true_lb;
+    if (lo < 0 || lo > static_cast<int64_t>(t.size) ||
+        bytes > static_cast<int64_t>(t.size) - lo)
+      return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
+    *where = static_cast<uint64_t>(start);
     return kOk;
   }
   // Bytes touched: element i covers [i*extent + true_lb, i*extent + true_lb + true_extent).
   const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
   const __int128 lo_rel = std::min<__int128>(0, last) + tt.true_lb;
   const __int128 hi_rel = std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
-  const __int128 start = t.dynamic ? static_cast<__int128>(static_cast<uint64_t>(disp))
-                                   : static_cast<__int128>(disp) * t.disp_unit;
-  const __int128 lo = start + lo_rel, hi = start + hi_rel;
+  const __int128 base = t.dynamic ? static_cast<__int128>(static_cast<uint64_t>(disp))
+                                  : static_cast<__int128>(disp) * t.disp_unit;
+  const __int128 lo = base + lo_rel, hi = base + hi_rel;
   if (t.dynamic) {
     if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
@@ -83,7 +93,7 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
   } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
   }
-  *where = static_cast<uint64_t>(start);
+  *where = static_cast<uint64_t>(base);
   return kOk;
 }
 
@@ -99,7 +109,8 @@ Status Window::check_access(const TargetView& t) {
       LockEntry* e = find_lock(t.rank);
       if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
       if (e->nocheck || e->held.load(std::memory_order_acquire)) return kOk;
-      std::lock_guard<std::mutex> g(acquire_mu_);
+      std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
+      if (threads_) g.lock();
       if (!e->held.load(std::memory_order_relaxed)) {
         OSPREY_TRY(acquire_lock(t, e->type));
         e->held.store(true, std::memory_order_release);
@@ -107,8 +118,11 @@ Status Window::check_access(const TargetView& t) {
       return kOk;
     }
     case Access::kLockAll:
-      if (!lockall_nocheck_) return lock_all_touch(t);
-      return kOk;
+      if (lockall_nocheck_ || t.local < 0) return lockall_nocheck_ ? kOk : lock_all_touch(t);
+      if (lockall_bits_[static_cast<size_t>(t.local) / 64].load(std::memory_order_acquire) &
+          (uint64_t{1} << (t.local % 64)))
+        return kOk;
+      return lock_all_touch(t);
     case Access::kPscw:
       return pscw_access(t);
   }

@@ -92,19 +92,32 @@ class Window {
   Status detach(const void* base);
 
   // --- communication ---
-  Status put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-             MPI_Count tcount, MPI_Datatype ttype);
-  Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-             MPI_Count tcount, MPI_Datatype ttype);
-  Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  // put, get, fetch_and_op, compare_and_swap and flush first try an inline fast path (see
+  // rma/window_fast.h) and fall back to these general forms, which also report every error.
+  inline Status put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+  inline Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                    MPI_Count tcount, MPI_Datatype ttype);
+  Status put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+  Status get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+  inline Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                            int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                            MPI_Op op);
   Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, void* result,
                         MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
                         MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
-  Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
-                      MPI_Aint disp, MPI_Op op);
-  Status compare_and_swap(const void* origin, const void* compare, void* result,
-                          MPI_Datatype type, int rank, MPI_Aint disp);
+  inline Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+                             MPI_Aint disp, MPI_Op op);
+  inline Status compare_and_swap(const void* origin, const void* compare, void* result,
+                                 MPI_Datatype type, int rank, MPI_Aint disp);
+  Status fetch_and_op_general(const void* origin, void* result, MPI_Datatype type, int rank,
+                              MPI_Aint disp, MPI_Op op);
+  Status compare_and_swap_general(const void* origin, const void* compare, void* result,
+                                  MPI_Datatype type, int rank, MPI_Aint disp);
   // Request-based forms are only valid in passive-target epochs (MPI-3.1 11.3.5).
   Status check_request_epoch() const;
 
@@ -114,7 +127,8 @@ class Window {
   Status unlock(int rank);
   Status lock_all(int assert);
   Status unlock_all();
-  Status flush(int rank);
+  inline Status flush(int rank);
+  Status flush_general(int rank);
   Status flush_all();
   Status flush_local(int rank);
   Status flush_local_all();
@@ -131,6 +145,10 @@ class Window {
 
  private:
   Window() = default;
+  // Fast path: the address of `bytes` at `disp` of a node-local segment target whose epoch
+  // allows access, or nullptr if the general path must decide.
+  inline char* fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
+  void setup_fast_targets();
   Status target(int rank, TargetView& t) const;
   // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
   Status check_access(const TargetView& t);
@@ -138,6 +156,7 @@ class Window {
   LockEntry* find_lock(int rank);
   void release_lock(const LockEntry& e);
   Status acquire_lock(const TargetView& t, int type);  // takes the target's lock words
+  Status acquire_lock(int local, int type);
   Status lock_all_touch(const TargetView& t);           // lock_all's lazy shared lock
   Status pscw_access(const TargetView& t);              // target must be in the start group
   // Moves the epoch state out of an empty fence epoch, or refuses.
@@ -173,12 +192,24 @@ class Window {
   shm::SegmentView view_;
   shm::NodeBarrier barrier_;
 
+  // Node-local targets whose memory is in the segment (allocate flavors), by node-local index:
+  // what the fast path needs, one line per target (node size, never the job size).
+  struct FastTarget {
+    char* base;
+    int64_t size;
+    int64_t disp_unit;
+  };
+  std::vector<FastTarget> fast_;
+  int fast_first_ = 0;  // comm rank of node-local index 0, when node ranks are contiguous
+  int fast_count_ = 0;  // 0: no fast path
+
   // Epoch state.
   Access access_ = Access::kNone;
   std::atomic<bool> fence_ops_{false};  // RMA calls issued since the last fence
   bool freed_ = false;
   // Lazy lock acquisition may race between threads issuing operations (MPI_THREAD_MULTIPLE).
   std::mutex acquire_mu_;
+  bool threads_ = true;  // the host provides MPI_THREAD_MULTIPLE
 
   // Passive target: one entry per MPI_Win_lock epoch (usually one target).
   struct LockEntry {
@@ -204,3 +235,5 @@ class Window {
 };
 
 }  // namespace osprey::rma
+
+#include "rma/window_fast.h"

@@ -133,6 +133,21 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   return s;
 }
 
+void Window::setup_fast_targets() {
+  if (force_am_ || (flavor_ != Flavor::kAllocate && flavor_ != Flavor::kShared)) return;
+  const int n = ci_->node_size(), first = ci_->comm_rank_of_local(0);
+  for (int i = 0; i < n; ++i)
+    if (ci_->comm_rank_of_local(i) != first + i) return;  // node ranks not contiguous
+  fast_.resize(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(i));
+    fast_[static_cast<size_t>(i)] = {view_.data(ri.data_offset), static_cast<int64_t>(ri.size),
+                                     ri.disp_unit};
+  }
+  fast_first_ = first;
+  fast_count_ = n;
+}
+
 Status Window::create(const Args& a, Window** out) {
   if (a.comm == MPI_COMM_NULL) return Err(MPI_ERR_COMM, "osprey: window on MPI_COMM_NULL");
   Status local = kOk;
@@ -157,6 +172,9 @@ Status Window::create(const Args& a, Window** out) {
   w->disp_unit_int_ = static_cast<int>(w->disp_unit_);
   w->hints_.read(a.info);
   w->force_am_ = config().transport == TransportMode::kAm;
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  w->threads_ = level == MPI_THREAD_MULTIPLE;
 
   // One agreement: errors, window id, uniformity of sizes, the layout hint, the flavor.
   const int64_t flavor = static_cast<int64_t>(a.flavor);
@@ -209,10 +227,11 @@ Status Window::create(const Args& a, Window** out) {
     case Flavor::kCreate: w->base_ = a.base; break;
     case Flavor::kDynamic: w->base_ = MPI_BOTTOM; break;
   }
+  w->setup_fast_targets();
   OSPREY_LOG(1, "window %llu: flavor %d, %lld bytes, %d ranks (%d on this node), path %s",
              static_cast<unsigned long long>(w->id_), w->flavor_int_,
              static_cast<long long>(w->size_), w->nranks_, ci->node_size(), w->path_name());
-  registry().insert(handle_key(w->anchor_), w.get());
+  register_window(w->anchor_, w.get());
   *out = w.release();
   return kOk;
 }

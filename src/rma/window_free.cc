@@ -21,7 +21,7 @@ Status Window::free() {
       agree_max(ci_->priv(), &v, 1);
     }
   }
-  registry().erase(handle_key(anchor_));
+  unregister_window(anchor_);
   freed_ = true;
   release_resources();
   return kOk;

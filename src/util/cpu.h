@@ -25,6 +25,13 @@ inline void mem_sync() {
 #endif
 }
 
+// A full barrier next to a locked read-modify-write: on x86 the RMW already is one.
+inline void mem_sync_beside_rmw() {
+#if !defined(__x86_64__) && !defined(__i386__)
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
 constexpr std::size_t kCacheLine = 64;
 
 }  // namespace osprey::cpu

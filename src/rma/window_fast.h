@@ -1,0 +1,151 @@
+// The inline fast paths of the most frequent calls: node-local targets whose window memory is
+// in the node segment, predefined dense datatypes, an epoch that already allows the access.
+// Anything else (and every error) goes to the general forms in put_get.cc and accumulate.cc.
+#pragma once
+
+#include <cstring>
+
+#include "datatype/apply.h"
+#include "rma/shm_lock.h"
+#include "util/cpu.h"
+
+namespace osprey::rma {
+
+inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb) {
+  const unsigned local = static_cast<unsigned>(rank - fast_first_);
+  if (local >= static_cast<unsigned>(fast_count_) || disp < 0) return nullptr;
+  switch (access_) {
+    case Access::kFence:
+      if (!fence_ops_.load(std::memory_order_relaxed))
+        fence_ops_.store(true, std::memory_order_relaxed);
+      break;
+    case Access::kLockAll:
+      if (!lockall_nocheck_ &&
+          !(lockall_bits_[local / 64].load(std::memory_order_acquire) & (uint64_t{1} << (local % 64))))
+        return nullptr;
+      break;
+    case Access::kLock: {
+      LockEntry* e = find_lock(rank);
+      if (!e) return nullptr;
+      if (!e->nocheck && !e->held.load(std::memory_order_acquire)) {
+        if (threads_) return nullptr;  // the general path serializes lazy acquisition
+        shm::LockWords& l = view_.lock(local);
+        if (e->type == MPI_LOCK_EXCLUSIVE) shm_lock::lock_exclusive(l);
+        else shm_lock::lock_shared(l);
+        cpu::mem_sync_beside_rmw();
+        e->held.store(true, std::memory_order_relaxed);
+      }
+      break;
+    }
+    default:
+      return nullptr;
+  }
+  const FastTarget& f = fast_[local];
+  int64_t off;
+  if (__builtin_mul_overflow(disp, f.disp_unit, &off)) return nullptr;
+  off += true_lb;
+  if (off < 0 || off > f.size || bytes > f.size - off) return nullptr;
+  return f.base + off;
+}
+
+inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+  const dt::TypeInfo* ot = dt::predefined(otype);
+  const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
+  if (ot && tt && ot->dense && tt->dense && ocount >= 0 && ocount * ot->size == tcount * tt->size) {
+    const int64_t n = ocount * ot->size;
+    if (char* dst = fast_address(rank, disp, n, tt->true_lb)) {
+      std::memcpy(dst, static_cast<const char*>(origin) + ot->true_lb, static_cast<size_t>(n));
+      return kOk;
+    }
+  }
+  return put_general(origin, ocount, otype, rank, disp, tcount, ttype);
+}
+
+inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                 int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                 MPI_Op op) {
+  const dt::TypeInfo* t = dt::predefined(otype);
+  const dt::Op o = dt::to_op(op);
+  if (t && ttype == otype && ocount == tcount && ocount > 0 && t->atomic_width && t->dense &&
+      dt::op_applies(o, t->cat)) {
+    char* te = fast_address(rank, disp, ocount * t->size, t->true_lb);
+    if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      const char* oe = static_cast<const char*>(origin) + t->true_lb;
+      const bool integer = t->cat == dt::Category::kInteger;
+      for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
+        if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
+          dt::apply_atomic(t->repr, t->elem_size, o, te, oe, nullptr);
+      return kOk;
+    }
+  }
+  return accumulate_general(origin, ocount, otype, rank, disp, tcount, ttype, op);
+}
+
+inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+  const dt::TypeInfo* ot = dt::predefined(otype);
+  const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
+  if (ot && tt && ot->dense && tt->dense && ocount >= 0 && ocount * ot->size == tcount * tt->size) {
+    const int64_t n = ocount * ot->size;
+    if (char* src = fast_address(rank, disp, n, tt->true_lb)) {
+      std::memcpy(static_cast<char*>(origin) + ot->true_lb, src, static_cast<size_t>(n));
+      return kOk;
+    }
+  }
+  return get_general(origin, ocount, otype, rank, disp, tcount, ttype);
+}
+
+inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type,
+                                   int rank, MPI_Aint disp, MPI_Op op) {
+  const dt::TypeInfo* t = dt::predefined(type);
+  const dt::Op o = dt::to_op(op);
+  if (t && t->atomic_width && dt::op_applies(o, t->cat)) {
+    char* te = fast_address(rank, disp, t->size, t->true_lb);
+    if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      if (t->cat != dt::Category::kInteger || !dt::integer_atomic(t->atomic_width, o, te, origin, result))
+        dt::apply_atomic(t->repr, t->elem_size, o, te, origin, result);
+      return kOk;
+    }
+  }
+  return fetch_and_op_general(origin, result, type, rank, disp, op);
+}
+
+inline Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
+                                       MPI_Datatype type, int rank, MPI_Aint disp) {
+  const dt::TypeInfo* t = dt::predefined(type);
+  if (t && t->atomic_width && t->atomic_width <= 8 &&
+      (t->cat == dt::Category::kInteger || t->cat == dt::Category::kLogical ||
+       t->cat == dt::Category::kByte)) {
+    char* te = fast_address(rank, disp, t->size, t->true_lb);
+    if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      auto cas = [&](auto zero) {
+        using W = decltype(zero);
+        W expected, desired;
+        std::memcpy(&expected, compare, sizeof(W));
+        std::memcpy(&desired, origin, sizeof(W));
+        __atomic_compare_exchange_n(reinterpret_cast<W*>(te), &expected, desired, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        std::memcpy(result, &expected, sizeof(W));
+      };
+      switch (t->atomic_width) {
+        case 8: cas(uint64_t{0}); break;
+        case 4: cas(uint32_t{0}); break;
+        case 2: cas(uint16_t{0}); break;
+        default: cas(uint8_t{0}); break;
+      }
+      return kOk;
+    }
+  }
+  return compare_and_swap_general(origin, compare, result, type, rank, disp);
+}
+
+inline Status Window::flush(int rank) {
+  if (access_ == Access::kLockAll && rank >= 0 && rank < nranks_ && fast_count_ > 0) {
+    cpu::mem_sync();  // node-local operations completed when issued; make them visible
+    return kOk;
+  }
+  return flush_general(rank);
+}
+
+}  // namespace osprey::rma
