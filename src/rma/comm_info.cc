@@ -35,8 +35,10 @@ int on_copy(MPI_Comm, int, void*, void* in, void* out, int* flag) {
 }
 
 int on_delete(MPI_Comm, int, void* attr, void*) {
-  std::lock_guard<std::mutex> g(mu);
-  if (finalized) return MPI_SUCCESS;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (finalized) return MPI_SUCCESS;  // shutdown_all already freed everything
+  }
   static_cast<CommInfo*>(attr)->release();
   return MPI_SUCCESS;
 }

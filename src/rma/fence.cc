@@ -20,7 +20,7 @@ static_assert((kCollectiveAsserts >> 8) <= 0xffff);
 Status Window::fence(int assert) {
   if (assert & ~kFenceAsserts)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_fence");
-  if (access_ != Access::kNone && access_ != Access::kFence)
+  if ((access_ != Access::kNone && access_ != Access::kFence) || exposure_)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_fence inside a lock or PSCW epoch");
   if ((assert & MPI_MODE_NOPRECEDE) && fence_ops_)
     return Err(MPI_ERR_RMA_SYNC,

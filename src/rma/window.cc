@@ -4,12 +4,14 @@
 #include <algorithm>
 
 #include "rma/registry.h"
+#include "rma/runtime.h"
 
 namespace osprey::rma {
 
 Window::~Window() { release_resources(); }
 
 void Window::release_resources() {
+  if (group_ != MPI_GROUP_NULL && !runtime_finalized()) PMPI_Group_free(&group_);
   seg_.release();
   if (ci_) ci_->release();
   ci_ = nullptr;

@@ -232,6 +232,16 @@ class Window {
   std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
   std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_
   Stripes stripes_;
+
+  // Generalized active target. Start is trigger-only: the first operation to a target (or
+  // complete) waits for that target's post, so start never blocks.
+  MPI_Group group_ = MPI_GROUP_NULL;  // the window's group, for translating user groups
+  std::vector<int> start_ranks_;      // access epoch targets, ascending comm ranks
+  std::vector<uint8_t> start_seen_;   // whether each target's post was consumed
+  bool exposure_ = false;             // between post and wait/test
+  uint32_t exposure_size_ = 0;        // origins that will complete toward this exposure
+  Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
+  void await_post(int local);         // consumes node-local target `local`'s post
 };
 
 }  // namespace osprey::rma

@@ -227,6 +227,7 @@ Status Window::create(const Args& a, Window** out) {
     case Flavor::kCreate: w->base_ = a.base; break;
     case Flavor::kDynamic: w->base_ = MPI_BOTTOM; break;
   }
+  PMPI_Comm_group(ci->priv(), &w->group_);
   w->setup_fast_targets();
   OSPREY_LOG(1, "window %llu: flavor %d, %lld bytes, %d ranks (%d on this node), path %s",
              static_cast<unsigned long long>(w->id_), w->flavor_int_,

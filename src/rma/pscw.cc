@@ -1,0 +1,135 @@
+// Generalized active target synchronization (post/start/complete/wait) on node-local ranks,
+// with words in the window segment and no messages (scc-osc-synchronization-slides.txt):
+// - post sets the poster's bit in the match vector of every origin of its group;
+// - start records its group and returns (trigger-only): each target's post is consumed by the
+//   first operation to it, or by complete;
+// - complete adds one to the completion counter of every target;
+// - wait (or test) sees its counter reach the size of its post group and takes that much off.
+// Memory barriers follow the PSCW diagram of mpich-new-rma-design.txt.
+#include <algorithm>
+#include <vector>
+
+#include "progress/backoff.h"
+#include "rma/window.h"
+#include "util/cpu.h"
+
+namespace osprey::rma {
+namespace {
+
+constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
+
+}  // namespace
+
+Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
+  if (g == MPI_GROUP_NULL) return Err(MPI_ERR_GROUP, "osprey: MPI_GROUP_NULL in a PSCW call");
+  int n = 0;
+  PMPI_Group_size(g, &n);
+  std::vector<int> in(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) in[static_cast<size_t>(i)] = i;
+  ranks.assign(static_cast<size_t>(n), MPI_UNDEFINED);
+  if (n) PMPI_Group_translate_ranks(g, n, in.data(), group_, ranks.data());
+  for (int r : ranks)
+    if (r == MPI_UNDEFINED)
+      return Err(MPI_ERR_GROUP, "osprey: PSCW group has a process outside the window's group");
+  std::sort(ranks.begin(), ranks.end());
+  return kOk;
+}
+
+Status Window::post(MPI_Group group, int assert) {
+  if (assert & ~kPostAsserts) return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_post");
+  if (exposure_)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post while an exposure epoch is open");
+  if (access_ == Access::kFence && fence_ops_)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post inside a fence epoch");
+  std::vector<int> origins;
+  OSPREY_TRY(translate_group(group, origins));
+  for (int o : origins)
+    if (ci_->local_index(o) < 0 || force_am_)
+      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "osprey: PSCW with ranks on other nodes needs the message path");
+  if (access_ == Access::kFence) access_ = Access::kNone;  // leaving an empty fence epoch
+  exposure_ = true;
+  exposure_size_ = static_cast<uint32_t>(origins.size());
+  cpu::mem_sync();  // local loads and stores before the post are exposed to the origins
+  if (assert & MPI_MODE_NOCHECK) return kOk;  // the origins will not wait for this post
+  const uint32_t me = static_cast<uint32_t>(ci_->node_rank());
+  for (int o : origins) {
+    std::atomic<uint64_t>* v = view_.match(static_cast<uint32_t>(ci_->local_index(o)));
+    v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
+  }
+  return kOk;
+}
+
+Status Window::start(MPI_Group group, int assert) {
+  if (assert & ~MPI_MODE_NOCHECK)
+    return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_start");
+  OSPREY_TRY(leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
+  std::vector<int> targets;
+  OSPREY_TRY(translate_group(group, targets));
+  for (int t : targets)
+    if (ci_->local_index(t) < 0 || force_am_)
+      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
+                 "osprey: PSCW with ranks on other nodes needs the message path");
+  start_ranks_ = std::move(targets);
+  start_seen_.assign(start_ranks_.size(), (assert & MPI_MODE_NOCHECK) ? 1 : 0);
+  access_ = Access::kPscw;
+  return kOk;
+}
+
+void Window::await_post(int local) {
+  std::atomic<uint64_t>& word = view_.match(static_cast<uint32_t>(ci_->node_rank()))[local / 64];
+  const uint64_t bit = uint64_t{1} << (local % 64);
+  progress::wait_until([&] { return (word.load(std::memory_order_acquire) & bit) != 0; });
+  word.fetch_and(~bit, std::memory_order_acq_rel);  // consumed: the next post sets it again
+  cpu::mem_sync_beside_rmw();  // accesses after this see the target's exposed memory
+}
+
+Status Window::pscw_access(const TargetView& t) {
+  auto it = std::lower_bound(start_ranks_.begin(), start_ranks_.end(), t.rank);
+  if (it == start_ranks_.end() || *it != t.rank)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
+  uint8_t& seen = start_seen_[static_cast<size_t>(it - start_ranks_.begin())];
+  if (!seen) {
+    await_post(t.local);
+    seen = 1;
+  }
+  return kOk;
+}
+
+Status Window::complete() {
+  if (access_ != Access::kPscw)
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_complete without MPI_Win_start");
+  for (size_t i = 0; i < start_ranks_.size(); ++i) {
+    if (!start_seen_[i]) await_post(ci_->local_index(start_ranks_[i]));
+  }
+  cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
+  for (int t : start_ranks_)
+    view_.pscw(static_cast<uint32_t>(ci_->local_index(t))).completes.fetch_add(1, std::memory_order_release);
+  start_ranks_.clear();
+  start_seen_.clear();
+  access_ = Access::kNone;
+  return kOk;
+}
+
+Status Window::wait() {
+  if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_wait without MPI_Win_post");
+  std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
+  progress::wait_until([&] { return c.load(std::memory_order_acquire) >= exposure_size_; });
+  c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
+  cpu::mem_sync_beside_rmw();  // local accesses after this see the origins' operations
+  exposure_ = false;
+  return kOk;
+}
+
+Status Window::test(bool* done) {
+  if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_test without MPI_Win_post");
+  std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
+  *done = c.load(std::memory_order_acquire) >= exposure_size_;
+  if (!*done) return kOk;
+  c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
+  cpu::mem_sync_beside_rmw();
+  exposure_ = false;
+  return kOk;
+}
+
+}  // namespace osprey::rma

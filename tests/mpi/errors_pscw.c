@@ -1,0 +1,68 @@
+/* PSCW misuse is reported as MPI_ERR_RMA_SYNC (or the class the standard names) and never
+ * hangs: complete without start, wait/test without post, start inside another access epoch,
+ * post inside an exposure epoch, operations to targets outside the start group, groups with
+ * processes outside the window, fence and free inside PSCW epochs. */
+#include "common.h"
+
+int main(int argc, char** argv) {
+  t_init(&argc, &argv);
+  int64_t* mem;
+  MPI_Win win;
+  MPI_OK(MPI_Win_allocate(4 * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Group world, self_g, right_g;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
+  MPI_Group_incl(world, 1, &right, &right_g);
+  MPI_Group_incl(world, 1, &t_rank, &self_g);
+  int flag;
+  int64_t v = 1;
+
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_complete(win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_wait(win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_test(win, &flag));
+  EXPECT_CLASS(MPI_ERR_ASSERT, MPI_Win_start(right_g, MPI_MODE_NOPRECEDE, win));
+  EXPECT_CLASS(MPI_ERR_ASSERT, MPI_Win_post(right_g, MPI_MODE_NOSUCCEED, win));
+  EXPECT_CLASS(MPI_ERR_GROUP, MPI_Win_start(MPI_GROUP_NULL, 0, win));
+
+  /* A group with a process that is not in the window: a window over MPI_COMM_SELF. */
+  if (t_size > 1) {
+    int64_t* m2;
+    MPI_Win selfwin;
+    MPI_OK(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_SELF, &m2, &selfwin));
+    MPI_Win_set_errhandler(selfwin, MPI_ERRORS_RETURN);
+    EXPECT_CLASS(MPI_ERR_GROUP, MPI_Win_start(right_g, 0, selfwin));
+    EXPECT_CLASS(MPI_ERR_GROUP, MPI_Win_post(right_g, 0, selfwin));
+    MPI_OK(MPI_Win_free(&selfwin));
+  }
+
+  /* Start inside a lock_all epoch, and inside another start. */
+  MPI_OK(MPI_Win_lock_all(0, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_start(right_g, 0, win));
+  MPI_OK(MPI_Win_unlock_all(win));
+
+  MPI_Group left_g;
+  MPI_Group_incl(world, 1, &left, &left_g);
+  MPI_OK(MPI_Win_post(left_g, 0, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_post(left_g, 0, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_free(&win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_fence(0, win));
+  MPI_OK(MPI_Win_start(right_g, 0, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_start(right_g, 0, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+  if (t_size > 2) {
+    const int other = (t_rank + 2) % t_size;
+    EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Put(&v, 1, MPI_INT64_T, other, 0, 1, MPI_INT64_T, win));
+  }
+  MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 1, 1, MPI_INT64_T, win));
+  MPI_OK(MPI_Win_complete(win));
+  MPI_OK(MPI_Win_wait(win));
+  CHECK(mem[1] == 1, "the legal put did not land: %lld", (long long)mem[1]);
+  CHECK(mem[0] == 0 && mem[2] == 0 && mem[3] == 0, "a failed call wrote");
+  MPI_Group_free(&left_g);
+  MPI_Group_free(&world);
+  MPI_Group_free(&self_g);
+  MPI_Group_free(&right_g);
+  MPI_OK(MPI_Win_free(&win));
+  return t_finish("errors_pscw");
+}
