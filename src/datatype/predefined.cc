@@ -152,4 +152,10 @@ namespace detail {
 const TypeInfo* predefined_slots[kPredefinedSlots];
 }  // namespace detail
 
+const TypeInfo* basic_type(Repr repr, uint32_t elem_size) {
+  for (const TypeInfo* t : detail::predefined_slots)
+    if (t && t->repr == repr && t->elem_size == elem_size && t->cat != Category::kNone) return t;
+  return nullptr;
+}
+
 }  // namespace osprey::dt

@@ -70,4 +70,8 @@ void release(const TypeInfo* t);
 // Loads the predefined types; called once from osprey's initialization.
 void init_predefined();
 
+// A predefined type whose basic element is `repr` of `elem_size` data bytes (to lay out
+// arrays of basic elements received in packed form), or nullptr.
+const TypeInfo* basic_type(Repr repr, uint32_t elem_size);
+
 }  // namespace osprey::dt

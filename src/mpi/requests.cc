@@ -15,10 +15,8 @@ int cancel(void*, int) { return MPI_SUCCESS; }
 
 }  // namespace
 
-int completed_request(MPI_Request* req) {
-  int rc = PMPI_Grequest_start(query, release, cancel, nullptr, req);
-  if (rc != MPI_SUCCESS) return rc;
-  return PMPI_Grequest_complete(*req);
+int start_request(MPI_Request* req) {
+  return PMPI_Grequest_start(query, release, cancel, nullptr, req);
 }
 
 }  // namespace osprey::binding

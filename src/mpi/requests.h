@@ -6,7 +6,8 @@
 
 namespace osprey::binding {
 
-// A request that is already complete (the operation finished when it was issued).
-int completed_request(MPI_Request* req);
+// A started generalized request, for the engine to complete when the operation completes
+// locally.
+int start_request(MPI_Request* req);
 
 }  // namespace osprey::binding

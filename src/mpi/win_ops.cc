@@ -7,49 +7,63 @@ using namespace osprey;
 
 namespace {
 
-// Request-based calls first check that a passive epoch is open.
-#define OSPREY_CHECK_REQUEST(w, req)                         \
-  if (req) {                                                \
-    Status rs_ = (w)->check_request_epoch();                \
-    if (!rs_.ok()) return binding::finish((w), rs_);        \
-  }
+inline int done(rma::Window* w, const Status& s) {
+  return s.ok() ? MPI_SUCCESS : binding::finish(w, s);
+}
 
-// The return of a communication call; request-based ones hand back a request.
-inline int done(rma::Window* w, const Status& s, MPI_Request* req) {
+// Request-based calls: only in passive epochs; the request is a host generalized request that
+// the engine completes when the operation completes locally (at once on shared memory).
+template <class Run>
+int with_request(rma::Window* w, MPI_Request* request, Run&& run) {
+  Status s = w->check_request_epoch();
   if (!s.ok()) return binding::finish(w, s);
-  return req ? binding::completed_request(req) : MPI_SUCCESS;
+  MPI_Request g = MPI_REQUEST_NULL;
+  if (const int rc = binding::start_request(&g); rc != MPI_SUCCESS) return rc;
+  MPI_Request handle = g;
+  s = run(&handle);
+  if (handle != MPI_REQUEST_NULL || !s.ok()) PMPI_Grequest_complete(g);
+  if (!s.ok()) {
+    PMPI_Request_free(&g);
+    return binding::finish(w, s);
+  }
+  *request = g;
+  return MPI_SUCCESS;
 }
 
 template <class C>
 int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
         MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
-  OSPREY_CHECK_REQUEST(w, req);
-  return done(w, w->put(o, oc, ot, r, d, tc, tt), req);
+  if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
+  return with_request(w, req, [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
 template <class C>
 int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
         MPI_Request* req) {
   OSPREY_WINDOW(w, win);
-  OSPREY_CHECK_REQUEST(w, req);
-  return done(w, w->get(o, oc, ot, r, d, tc, tt), req);
+  if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
+  return with_request(w, req, [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
 template <class C>
 int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
         MPI_Op op, MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
-  OSPREY_CHECK_REQUEST(w, req);
-  return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op), req);
+  if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
+  return with_request(w, req, [&](MPI_Request* h) {
+    return w->accumulate_general(o, oc, ot, r, d, tc, tt, op, h);
+  });
 }
 
 template <class C>
 int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype rt, int r,
             MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
-  OSPREY_CHECK_REQUEST(w, req);
-  return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op), req);
+  if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
+  return with_request(w, req, [&](MPI_Request* h) {
+    return w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
+  });
 }
 
 }  // namespace
@@ -162,13 +176,13 @@ OSPREY_ALIAS(MPI_Rget_accumulate_c)
 OSPREY_EXPORT int PMPI_Fetch_and_op(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d,
                                     MPI_Op op, MPI_Win win) {
   OSPREY_WINDOW(w, win);
-  return done(w, w->fetch_and_op(o, res, t, r, d, op), nullptr);
+  return done(w, w->fetch_and_op(o, res, t, r, d, op));
 }
 OSPREY_ALIAS(MPI_Fetch_and_op)
 
 OSPREY_EXPORT int PMPI_Compare_and_swap(const void* o, const void* cmp, void* res, MPI_Datatype t,
                                         int r, MPI_Aint d, MPI_Win win) {
   OSPREY_WINDOW(w, win);
-  return done(w, w->compare_and_swap(o, cmp, res, t, r, d), nullptr);
+  return done(w, w->compare_and_swap(o, cmp, res, t, r, d));
 }
 OSPREY_ALIAS(MPI_Compare_and_swap)

@@ -60,8 +60,8 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
 
 // The key of an element for the lock stripes, the same in every process: its segment offset
 // for segment memory, else its address in the owner's address space.
-static uint64_t stripe_key(const shm::SegmentView& v, const TargetView& t, const char* elem) {
-  if (t.cpu_atomics) return static_cast<uint64_t>(elem - v.base());
+uint64_t Window::stripe_key(const TargetView& t, const char* elem) const {
+  if (t.cpu_atomics) return static_cast<uint64_t>(elem - view_.base());
   return reinterpret_cast<uint64_t>(elem);
 }
 
@@ -84,7 +84,7 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
       if (t.cpu_atomics && dt::lock_free(r, n, te)) {
         dt::apply_atomic(r, n, op, te, oe, re);
       } else {
-        const std::size_t s = stripes_.index(t.local, stripe_key(view_, t, te));
+        const std::size_t s = stripes_.index(t.local, stripe_key(t, te));
         stripes_.lock(s);
         dt::apply_plain(r, n, op, te, oe, re);
         stripes_.unlock(s);
@@ -134,7 +134,8 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
 }
 
 Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop) {
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop,
+                          MPI_Request* req) {
   const dt::Op op = dt::to_op(mop);
   AccTypes ty;
   OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, nullptr, MPI_DATATYPE_NULL, ty));
@@ -144,14 +145,18 @@ Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Data
   OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
-  if (op == dt::Op::kNoOp) return kOk;
+  if (op == dt::Op::kNoOp || dt::data_bytes(tcount, *ty.target) == 0) return kOk;
+  if (t.path == Path::kAm)
+    return am_post(t, am::Kind::kAcc, op, where, origin, ocount, ty.origin, nullptr, 0, nullptr,
+                   tcount, ty.target, nullptr, req);
   return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, nullptr, 0,
                         nullptr, op);
 }
 
 Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                               void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
-                              MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop) {
+                              MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop,
+                              MPI_Request* req) {
   const dt::Op op = dt::to_op(mop);
   AccTypes ty;
   OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, &rcount, rtype, ty));
@@ -161,6 +166,9 @@ Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype
   OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
+  if (t.path == Path::kAm && dt::data_bytes(tcount, *ty.target) > 0)
+    return am_post(t, am::Kind::kGetAcc, op, where, origin, ocount, ty.origin, result, rcount,
+                   ty.result, tcount, ty.target, nullptr, req);
   return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, result, rcount,
                         ty.result, op);
 }
@@ -180,6 +188,9 @@ Status Window::fetch_and_op_general(const void* origin, void* result, MPI_Dataty
   OSPREY_TRY(check_access(t));
   uint64_t where;
   OSPREY_TRY(locate(t, disp, 1, *ti, &where));
+  if (t.path == Path::kAm)
+    return am_post(t, am::Kind::kFop, op, where, op == dt::Op::kNoOp ? nullptr : origin, 1, ti,
+                   result, 1, ti, 1, ti, nullptr, nullptr);
   if (t.path == Path::kDirect && t.cpu_atomics) {
     char* te = direct_address(t, where) + ti->true_lb;
     if (dt::lock_free(ti->repr, ti->elem_size, te)) {
@@ -209,13 +220,16 @@ Status Window::compare_and_swap_general(const void* origin, const void* compare,
   OSPREY_TRY(locate(t, disp, 1, *ti, &where));
   const dt::Repr r = ti->repr;
   const uint32_t n = ti->elem_size;
+  if (t.path == Path::kAm)
+    return am_post(t, am::Kind::kCas, dt::Op::kReplace, where, origin, 1, ti, result, 1, ti, 1, ti,
+                   compare, nullptr);
   if (t.path == Path::kDirect) {
     char* te = direct_address(t, where) + ti->true_lb;
     if (t.cpu_atomics && dt::lock_free(r, n, te)) {
       dt::cas_atomic(r, n, te, origin, compare, result);
       return kOk;
     }
-    const std::size_t st = stripes_.index(t.local, stripe_key(view_, t, te));
+    const std::size_t st = stripes_.index(t.local, stripe_key(t, te));
     stripes_.lock(st);
     dt::cas_plain(r, n, te, origin, compare, result);
     stripes_.unlock(st);

@@ -145,6 +145,7 @@ void CommInfo::release() {
 
 CommInfo::~CommInfo() {
   for (pid_t p : node_pids_) progress::unwatch_peer(p);
+  if (!dead_) stop_endpoint();
   if (!dead_ && priv_ != MPI_COMM_NULL) PMPI_Comm_free(&priv_);
 }
 
@@ -152,6 +153,7 @@ void CommInfo::shutdown_all() {
   std::lock_guard<std::mutex> g(mu);
   finalized = true;
   for (CommInfo* ci : live()) {
+    ci->stop_endpoint();
     if (ci->priv_ != MPI_COMM_NULL) PMPI_Comm_free(&ci->priv_);
     ci->dead_ = true;
   }

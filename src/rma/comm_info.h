@@ -14,7 +14,13 @@
 
 #include "util/status.h"
 
+namespace osprey::am {
+class Endpoint;
+}
+
 namespace osprey::rma {
+
+class Window;
 
 class CommInfo {
  public:
@@ -50,6 +56,20 @@ class CommInfo {
   uint64_t proposed_window_id() const { return next_window_id_.load(); }
   void window_id_used(uint64_t id);
 
+  // The message path of this communicator, created with its first window that needs it.
+  am::Endpoint* endpoint() const { return endpoint_; }
+  void start_endpoint();
+  void stop_endpoint();
+  // Windows the endpoint dispatches requests to, by id.
+  void add_window(uint64_t id, Window* w);
+  void remove_window(uint64_t id);
+  Window* window(uint64_t id) const;
+  // All windows of the communicator (progress on their origin side).
+  template <class F>
+  void for_each_window(F&& f) const {
+    for (const auto& kv : windows_) f(kv.second);
+  }
+
  private:
   CommInfo() = default;
   ~CommInfo();
@@ -66,6 +86,15 @@ class CommInfo {
   std::atomic<uint64_t> next_window_id_{1};
   std::atomic<int> refs_{1};
   bool dead_ = false;
+  am::Endpoint* endpoint_ = nullptr;
+  class Dispatch;
+  Dispatch* dispatch_ = nullptr;
+  std::vector<std::pair<uint64_t, Window*>> windows_;  // few per communicator
 };
+
+// Runs every communicator's message endpoint once (the progress engine's poller).
+bool am_poll();
+// Whether any message endpoint exists (blocking host calls then run progress).
+bool am_endpoints_exist();
 
 }  // namespace osprey::rma

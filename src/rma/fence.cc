@@ -28,6 +28,14 @@ Status Window::fence(int assert) {
 
   const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
   uint32_t any = 0, all = 0;
+  if (uses_am_) {
+    cpu::mem_sync();
+    const Status s = am_fence(assert);
+    cpu::mem_sync();
+    fence_ops_ = false;
+    access_ = (assert & MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
+    return s;
+  }
   if (ci_->all_on_node()) {
     const shm::BarrierResult r = barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8));
     any = r.any << 8;

@@ -54,10 +54,8 @@ Status Window::lock(int type, int rank, int assert) {
   if (rank < 0 || rank >= nranks_)
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   const int local = ci_->local_index(rank);
-  if (local < 0) {
-    TargetView t;  // not node-local: the general target resolution decides
-    OSPREY_TRY(target(rank, t));
-  }
+  TargetView t;
+  if (local < 0 || uses_am_) OSPREY_TRY(target(rank, t));
   if (access_ == Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
   if (access_ == Access::kLock) {
@@ -67,8 +65,9 @@ Status Window::lock(int type, int rank, int assert) {
     OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
   }
   LockEntry e(rank, local, type, (assert & MPI_MODE_NOCHECK) != 0);
-  // Self locks and shared-memory windows protect direct loads and stores: take them now.
-  if (!e.nocheck && (rank == rank_ || flavor_ == Flavor::kShared)) {
+  // Self locks and shared-memory windows protect direct loads and stores: take them now,
+  // on the lock words (a target serves remote lockers on the same words, am_target.cc).
+  if (!e.nocheck && local >= 0 && (rank == rank_ || flavor_ == Flavor::kShared)) {
     OSPREY_TRY(acquire_lock(local, type));
     e.held = true;
   }
@@ -83,11 +82,17 @@ Status Window::unlock(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   LockEntry* e = access_ == Access::kLock ? find_lock(rank) : nullptr;
   if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
+  Status s = kOk;
+  if (uses_am_) {
+    TargetView t;
+    OSPREY_TRY(target(rank, t));
+    if (t.path == Path::kAm) s = am_unlock(rank, e->am_sent);
+  }
   release_lock(*e);
   *e = locks_.back();
   locks_.pop_back();
   if (locks_.empty()) access_ = Access::kNone;
-  return kOk;
+  return s;
 }
 
 Status Window::lock_all(int assert) {
@@ -107,6 +112,7 @@ Status Window::lock_all(int assert) {
     for (int i = 0; i < ci_->node_size(); ++i) {
       TargetView t;
       OSPREY_TRY(target(ci_->comm_rank_of_local(i), t));
+      t.path = Path::kDirect;  // the lock words, whatever path the data takes
       OSPREY_TRY(lock_all_touch(t));
     }
   }
@@ -132,11 +138,12 @@ Status Window::lock_all_touch(const TargetView& t) {
 Status Window::unlock_all() {
   if (access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");
+  const Status s = uses_am_ ? am_unlock_all() : kOk;
   cpu::mem_sync_beside_rmw();
   for (int local : lockall_held_) shm_lock::unlock_shared(view_.lock(static_cast<uint32_t>(local)));
   lockall_held_.clear();
   access_ = Access::kNone;
-  return kOk;
+  return s;
 }
 
 Status Window::flush_general(int rank) {
@@ -146,14 +153,14 @@ Status Window::flush_general(int rank) {
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
   cpu::mem_sync();  // node-local operations completed when issued; make them visible
-  return kOk;
+  return uses_am_ ? am_flush(rank, false) : kOk;
 }
 
 Status Window::flush_all() {
   if (access_ != Access::kLock && access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_flush_all outside a passive-target epoch");
   cpu::mem_sync();
-  return kOk;
+  return uses_am_ ? am_flush_all(false) : kOk;
 }
 
 Status Window::flush_local(int rank) {
@@ -162,14 +169,14 @@ Status Window::flush_local(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
-  return kOk;  // node-local operations never hold origin buffers
+  return uses_am_ ? am_flush(rank, true) : kOk;  // node-local operations hold no buffers
 }
 
 Status Window::flush_local_all() {
   if (access_ != Access::kLock && access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC,
                "osprey: MPI_Win_flush_local_all outside a passive-target epoch");
-  return kOk;
+  return uses_am_ ? am_flush_all(true) : kOk;
 }
 
 Status Window::sync() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "progress/backoff.h"
+#include "transport/am/endpoint.h"
 #include "rma/window.h"
 #include "util/cpu.h"
 
@@ -43,17 +44,25 @@ Status Window::post(MPI_Group group, int assert) {
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post inside a fence epoch");
   std::vector<int> origins;
   OSPREY_TRY(translate_group(group, origins));
-  for (int o : origins)
-    if (ci_->local_index(o) < 0 || force_am_)
-      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "osprey: PSCW with ranks on other nodes needs the message path");
   if (access_ == Access::kFence) access_ = Access::kNone;  // leaving an empty fence epoch
   exposure_ = true;
-  exposure_size_ = static_cast<uint32_t>(origins.size());
+  exposure_size_ = 0;
+  exposure_am_ = 0;
   cpu::mem_sync();  // local loads and stores before the post are exposed to the origins
-  if (assert & MPI_MODE_NOCHECK) return kOk;  // the origins will not wait for this post
   const uint32_t me = static_cast<uint32_t>(ci_->node_rank());
   for (int o : origins) {
+    TargetView t;
+    OSPREY_TRY(target(o, t));
+    if (t.path == Path::kAm) {
+      // Origins on the message path send their operations without waiting; this rank
+      // applies those of its n-th exposure epoch toward them once it posted n times.
+      std::lock_guard<std::recursive_mutex> g(am::am_lock());
+      ++am_->origins[o].pscw_posts;
+      ++exposure_am_;
+      continue;
+    }
+    ++exposure_size_;
+    if (assert & MPI_MODE_NOCHECK) continue;  // the origin will not wait for this post
     std::atomic<uint64_t>* v = view_.match(static_cast<uint32_t>(ci_->local_index(o)));
     v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
   }
@@ -66,12 +75,16 @@ Status Window::start(MPI_Group group, int assert) {
   OSPREY_TRY(leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
   std::vector<int> targets;
   OSPREY_TRY(translate_group(group, targets));
-  for (int t : targets)
-    if (ci_->local_index(t) < 0 || force_am_)
-      return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-                 "osprey: PSCW with ranks on other nodes needs the message path");
   start_ranks_ = std::move(targets);
   start_seen_.assign(start_ranks_.size(), (assert & MPI_MODE_NOCHECK) ? 1 : 0);
+  for (size_t i = 0; i < start_ranks_.size(); ++i) {
+    TargetView t;
+    OSPREY_TRY(target(start_ranks_[i], t));
+    if (t.path != Path::kAm) continue;
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    ++am_->pscw_starts[t.rank];  // the epoch its operations will carry
+    start_seen_[i] = 1;          // nothing to wait for here: the target holds them back
+  }
   access_ = Access::kPscw;
   return kOk;
 }
@@ -103,32 +116,56 @@ Status Window::complete() {
     if (!start_seen_[i]) await_post(ci_->local_index(start_ranks_[i]));
   }
   cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
-  for (int t : start_ranks_)
-    view_.pscw(static_cast<uint32_t>(ci_->local_index(t))).completes.fetch_add(1, std::memory_order_release);
+  for (int r : start_ranks_) {
+    TargetView t;
+    OSPREY_TRY(target(r, t));
+    if (t.path == Path::kAm) {
+      // A complete request after the operations: the target counts it once all of them ran.
+      std::lock_guard<std::recursive_mutex> g(am::am_lock());
+      OpElem* op = am_new_op();
+      op->kind = am::Kind::kComplete;
+      op->flags = am::kPscwEpoch;
+      op->epoch = am_->pscw_starts[r];
+      TargetElem* te = am_target_elem(r);
+      am_->table.append(te, op);
+      ++te->pending;
+      am_issue(te, 0);
+      continue;
+    }
+    view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
+  }
+  // Complete only promises local completion: wait for the sends and for data of gets.
+  if (uses_am_) OSPREY_TRY(am_flush_all(true));
   start_ranks_.clear();
   start_seen_.clear();
   access_ = Access::kNone;
   return kOk;
 }
 
-Status Window::wait() {
-  if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_wait without MPI_Win_post");
+bool Window::exposure_done() {
   std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
-  progress::wait_until([&] { return c.load(std::memory_order_acquire) >= exposure_size_; });
+  if (c.load(std::memory_order_acquire) < exposure_size_) return false;
+  if (exposure_am_) {
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    if (am_->pscw_completes < exposure_am_) return false;
+    am_->pscw_completes -= exposure_am_;
+  }
   c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
   cpu::mem_sync_beside_rmw();  // local accesses after this see the origins' operations
   exposure_ = false;
+  return true;
+}
+
+Status Window::wait() {
+  if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_wait without MPI_Win_post");
+  progress::wait_until([&] { return exposure_done(); });
   return kOk;
 }
 
 Status Window::test(bool* done) {
   if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_test without MPI_Win_post");
-  std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
-  *done = c.load(std::memory_order_acquire) >= exposure_size_;
-  if (!*done) return kOk;
-  c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
-  cpu::mem_sync_beside_rmw();
-  exposure_ = false;
+  progress::poll();
+  *done = exposure_done();
   return kOk;
 }
 

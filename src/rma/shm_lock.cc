@@ -1,5 +1,7 @@
 #include "rma/shm_lock.h"
 
+#include <mpi.h>
+
 #include "progress/backoff.h"
 
 namespace osprey::rma::shm_lock {
@@ -43,6 +45,45 @@ void unlock_exclusive(shm::LockWords& l) {
   l.rin.fetch_and(~kWriterBits, std::memory_order_release);
   // Only the holder writes wout, so the next writer's ticket can be served by a plain store.
   l.wout.store(l.wout.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+bool advance(AsyncLock& a, shm::LockWords& l) {
+  using S = AsyncLock::Stage;
+  for (;;) {
+    switch (a.stage) {
+      case S::kIdle:
+        if (a.type == MPI_LOCK_SHARED) {
+          a.snapshot = l.rin.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
+          a.stage = a.snapshot ? S::kReaderWait : S::kHeld;
+        } else {
+          a.ticket = l.win.fetch_add(1, std::memory_order_acquire);
+          a.stage = S::kWriterTicket;
+        }
+        continue;
+      case S::kReaderWait:
+        if ((l.rin.load(std::memory_order_acquire) & kWriterBits) == a.snapshot) return false;
+        a.stage = S::kHeld;
+        continue;
+      case S::kWriterTicket:
+        if (l.wout.load(std::memory_order_acquire) != a.ticket) return false;
+        a.snapshot = l.rin.fetch_add(kPresent | (a.ticket & kPhase), std::memory_order_acquire);
+        a.stage = S::kWriterReaders;
+        continue;
+      case S::kWriterReaders:
+        if (l.rout.load(std::memory_order_acquire) != a.snapshot) return false;
+        a.stage = S::kHeld;
+        continue;
+      case S::kHeld:
+        return true;
+    }
+  }
+}
+
+void release(AsyncLock& a, shm::LockWords& l) {
+  if (a.stage != AsyncLock::Stage::kHeld) return;
+  if (a.type == MPI_LOCK_SHARED) unlock_shared(l);
+  else unlock_exclusive(l);
+  a.stage = AsyncLock::Stage::kIdle;
 }
 
 }  // namespace osprey::rma::shm_lock

@@ -13,4 +13,15 @@ void unlock_shared(shm::LockWords& l);
 void lock_exclusive(shm::LockWords& l);
 void unlock_exclusive(shm::LockWords& l);
 
+// The same lock taken step by step without blocking: a target takes its own lock for a remote
+// origin from its progress engine. advance() returns true once the lock is held.
+struct AsyncLock {
+  enum class Stage : uint8_t { kIdle, kReaderWait, kWriterTicket, kWriterReaders, kHeld };
+  Stage stage = Stage::kIdle;
+  int type = 0;  // MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
+  uint32_t ticket = 0, snapshot = 0;
+};
+bool advance(AsyncLock& a, shm::LockWords& l);
+void release(AsyncLock& a, shm::LockWords& l);
+
 }  // namespace osprey::rma::shm_lock

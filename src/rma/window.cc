@@ -17,11 +17,16 @@ void Window::release_resources() {
   ci_ = nullptr;
 }
 
+bool Window::am_advance(am::Endpoint& ep) {
+  if (!am_) return false;
+  return am_advance_target(ep) | am_advance_origin();
+}
+
 const char* Window::path_name() const {
   if (force_am_) return "am";
-  if (!ci_->all_on_node()) return "shm+am";
-  if (flavor_ == Flavor::kCreate || flavor_ == Flavor::kDynamic)
-    return ci_->cma_ok() ? "shm+cma" : "shm+am";
+  const bool private_memory = flavor_ == Flavor::kCreate || flavor_ == Flavor::kDynamic;
+  if (!ci_->all_on_node()) return private_memory && ci_->cma_ok() ? "shm+cma+am" : "shm+am";
+  if (private_memory && ci_->node_size() > 1) return ci_->cma_ok() ? "shm+cma" : "shm+am";
   return "shm";
 }
 
@@ -34,8 +39,9 @@ Status Window::target(int rank, TargetView& t) const {
   if (t.local < 0) {
     t.path = Path::kAm;
     t.cpu_atomics = false;
-    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-               "osprey: targets on other nodes need the message path, not yet available");
+    t.size = static_cast<uint64_t>(remote_.size(rank));
+    t.disp_unit = remote_.disp_unit(rank);
+    return kOk;
   }
   const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(t.local));
   t.size = ri.size;
@@ -91,7 +97,9 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
   if (t.dynamic) {
     if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
-    OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
+    // The attach tables of node peers are in the segment; other nodes check on arrival.
+    if (t.local >= 0)
+      OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
   } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
   }
@@ -100,6 +108,27 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
 }
 
 Status Window::check_access(const TargetView& t) {
+  if (t.path == Path::kAm) {
+    // The message path takes locks and waits for posts at the target (am_target.cc).
+    switch (access_) {
+      case Access::kNone:
+        return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
+      case Access::kFence:
+        if (!fence_ops_.load(std::memory_order_relaxed))
+          fence_ops_.store(true, std::memory_order_relaxed);
+        return kOk;
+      case Access::kLock:
+        if (!find_lock(t.rank))
+          return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
+        return kOk;
+      case Access::kLockAll:
+        return kOk;
+      case Access::kPscw:
+        if (!std::binary_search(start_ranks_.begin(), start_ranks_.end(), t.rank))
+          return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
+        return kOk;
+    }
+  }
   switch (access_) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");

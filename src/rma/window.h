@@ -15,12 +15,18 @@
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
 #include "rma/comm_info.h"
+#include "rma/am_state.h"
 #include "rma/hints.h"
+#include "rma/remote_info.h"
 #include "rma/stripes.h"
 #include "transport/shm/node_barrier.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
 #include "util/status.h"
+
+namespace osprey::am {
+class Endpoint;
+}
 
 namespace osprey::rma {
 
@@ -98,18 +104,23 @@ class Window {
                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
   inline Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                     MPI_Count tcount, MPI_Datatype ttype);
+  // `req` (request-based calls): a started generalized request the operation completes; the
+  // engine sets *req to MPI_REQUEST_NULL when it takes it (else it completed at once).
   Status put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                     MPI_Request* req = nullptr);
   Status get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                     MPI_Request* req = nullptr);
   inline Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
   Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                             int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                            MPI_Op op);
+                            MPI_Op op, MPI_Request* req = nullptr);
   Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, void* result,
                         MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
-                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                        MPI_Request* req = nullptr);
   inline Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
                              MPI_Aint disp, MPI_Op op);
   inline Status compare_and_swap(const void* origin, const void* compare, void* result,
@@ -143,6 +154,10 @@ class Window {
   Access access() const { return access_; }
   const char* path_name() const;
 
+  // --- message path, called by the communicator's endpoint (rma/am_*.cc) ---
+  bool am_on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n);
+  bool am_advance(am::Endpoint& ep);
+
  private:
   Window() = default;
   // Fast path: the address of `bytes` at `disp` of a node-local segment target whose epoch
@@ -173,6 +188,43 @@ class Window {
                         const dt::TypeInfo* rt, dt::Op op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
   void release_resources();
+  uint64_t stripe_key(const TargetView& t, const char* elem) const;
+
+  // Message path, origin side (am_origin.cc).
+  am::Endpoint& endpoint() const;
+  OpElem* am_new_op();
+  TargetElem* am_target_elem(int rank);
+  uint16_t am_lock_flags(int rank);        // the lock request to send now, marked sent
+  uint16_t am_lock_needed(int rank) const;  // the same, without marking
+  void am_lockall_window_protocol();
+  // Queues an operation toward an AM target (issued at once if `issue_now`).
+  Status am_enqueue(const TargetView& t, OpElem* op, bool issue_now);
+  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags);
+  void am_issue(TargetElem* te, uint16_t sync_flags);
+  bool am_test(OpElem* op);
+  void am_reap(TargetElem* te);
+  void am_reap_all();
+  void am_flush_elem(TargetElem* te, bool local_only);
+  Status am_take_error();
+  Status am_flush(int rank, bool local_only);
+  Status am_flush_all(bool local_only);
+  Status am_unlock(int rank, bool lock_sent);
+  Status am_unlock_all();
+  bool am_advance_origin();
+  // The common part of every operation toward an AM target.
+  Status am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t where, const void* origin,
+                 MPI_Count ocount, const dt::TypeInfo* ot, void* result, MPI_Count rcount,
+                 const dt::TypeInfo* rt, MPI_Count tcount, const dt::TypeInfo* tt,
+                 const void* compare, MPI_Request* req);
+  // Message path, target side (am_target.cc).
+  bool am_advance_target(am::Endpoint& ep);
+  bool am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
+  TargetView self_view() const;
+  Status check_where(const TargetView& t, uint64_t where, MPI_Count count,
+                     const dt::TypeInfo& tt) const;
+  // Message path synchronization (am_sync.cc).
+  Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
+  Status am_fence(int assert);
 
   MPI_Win anchor_ = MPI_WIN_NULL;
   Flavor flavor_ = Flavor::kCreate;
@@ -203,6 +255,11 @@ class Window {
   int fast_first_ = 0;  // comm rank of node-local index 0, when node ranks are contiguous
   int fast_count_ = 0;  // 0: no fast path
 
+  // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
+  bool uses_am_ = false;
+  std::unique_ptr<AmState> am_;
+  RemoteInfo remote_;
+
   // Epoch state.
   Access access_ = Access::kNone;
   std::atomic<bool> fence_ops_{false};  // RMA calls issued since the last fence
@@ -217,12 +274,14 @@ class Window {
     int local;
     int type;      // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
     bool nocheck;  // MPI_MODE_NOCHECK: no lock is taken at all
+    bool am_sent = false;    // message path: the lock request went out with an operation
     std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
     LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
     LockEntry(const LockEntry& o)
-        : rank(o.rank), local(o.local), type(o.type), nocheck(o.nocheck), held(o.held.load()) {}
+        : rank(o.rank), local(o.local), type(o.type), nocheck(o.nocheck), am_sent(o.am_sent),
+          held(o.held.load()) {}
     LockEntry& operator=(const LockEntry& o) {
-      rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck;
+      rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
       held.store(o.held.load());
       return *this;
     }
@@ -239,9 +298,11 @@ class Window {
   std::vector<int> start_ranks_;      // access epoch targets, ascending comm ranks
   std::vector<uint8_t> start_seen_;   // whether each target's post was consumed
   bool exposure_ = false;             // between post and wait/test
-  uint32_t exposure_size_ = 0;        // origins that will complete toward this exposure
+  uint32_t exposure_size_ = 0;        // node-local origins that will complete (shm counter)
+  uint32_t exposure_am_ = 0;          // origins on the message path that will complete
   Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
   void await_post(int local);         // consumes node-local target `local`'s post
+  bool exposure_done();               // the exposure epoch's origins all completed
 };
 
 }  // namespace osprey::rma

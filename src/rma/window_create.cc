@@ -8,6 +8,7 @@
 
 #include "progress/host_wait.h"
 #include "rma/agree.h"
+#include "rma/op_table.h"
 #include "rma/registry.h"
 #include "rma/window.h"
 #include "util/config.h"
@@ -208,8 +209,25 @@ Status Window::create(const Args& a, Window** out) {
   const bool contiguous = a.flavor == Flavor::kShared && !w->hints_.alloc_shared_noncontig;
   const uint64_t user_base = a.flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(a.base) : 0;
   Status s = w->setup_segment(w->size_, user_base, contiguous);
+  // The message path serves targets on other nodes, node peers whose private memory cross-
+  // memory attach cannot reach, and everything when forced. Every rank decides alike.
+  const bool private_memory = a.flavor == Flavor::kCreate || a.flavor == Flavor::kDynamic;
+  w->uses_am_ = w->force_am_ || !ci->all_on_node() ||
+                (private_memory && ci->node_size() > 1 && !ci->cma_ok());
+  if (w->uses_am_) {
+    ci->start_endpoint();
+    init_global_pools(config().op_pool_global, config().target_pool_global);
+    w->am_ = std::make_unique<AmState>();
+    w->am_->table.init(config().slots, config().op_pool_local, config().target_pool_local);
+  }
+  if (!ci->all_on_node())
+    w->remote_.init(a.comm, v[2] == -v[3] && v[4] == -v[5], w->size_, w->disp_unit_);
+  // Registered before the final agreement: once any rank leaves it, every rank can take
+  // requests for this window.
+  if (s.ok()) ci->add_window(w->id_, w.get());
   int64_t ok[1] = {s.ok() ? 0 : static_cast<int64_t>(s.cls)};
   agree_max(a.comm, ok, 1);
+  if (ok[0] != 0 && s.ok()) ci->remove_window(w->id_);
   if (ok[0] != 0) {
     w->anchor_ = MPI_WIN_NULL;
     return s.ok() ? Err(static_cast<int>(ok[0]), "osprey: window memory setup failed on another rank")

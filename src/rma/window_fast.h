@@ -141,7 +141,8 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
 }
 
 inline Status Window::flush(int rank) {
-  if (access_ == Access::kLockAll && rank >= 0 && rank < nranks_ && fast_count_ > 0) {
+  if (access_ == Access::kLockAll &&
+      static_cast<unsigned>(rank - fast_first_) < static_cast<unsigned>(fast_count_)) {
     cpu::mem_sync();  // node-local operations completed when issued; make them visible
     return kOk;
   }

@@ -24,6 +24,7 @@ Status Window::free() {
     }
   }
   unregister_window(anchor_);
+  ci_->remove_window(id_);
   freed_ = true;
   release_resources();
   return kOk;

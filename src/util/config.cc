@@ -50,6 +50,7 @@ Config parse() {
   c.piggyback_threshold = read_size("OSPREY_PIGGYBACK_THRESHOLD", c.piggyback_threshold, 0);
   c.single_op_threshold = read_size("OSPREY_SINGLE_OP_THRESHOLD", c.single_op_threshold, 0);
   c.eager_limit = read_size("OSPREY_EAGER_LIMIT", c.eager_limit, 0);
+  c.recv_slots = read_size("OSPREY_RECV_SLOTS", c.recv_slots, 2);
   c.credit_bytes = read_size("OSPREY_CREDIT_BYTES", c.credit_bytes, 256);
   c.credits_per_peer = read_size("OSPREY_CREDITS_PER_PEER", c.credits_per_peer, 1);
   c.banked_credits = read_size("OSPREY_BANKED_CREDITS", c.banked_credits, 0);

@@ -22,7 +22,8 @@ struct Config {
   std::size_t target_pool_global = 1024;  // OSPREY_TARGET_POOL_GLOBAL
   std::size_t piggyback_threshold = 64;   // OSPREY_PIGGYBACK_THRESHOLD: ops queued before issuing
   std::size_t single_op_threshold = 256;  // OSPREY_SINGLE_OP_THRESHOLD: bytes, LOCK+OP+UNLOCK
-  std::size_t eager_limit = 8192;         // OSPREY_EAGER_LIMIT: bytes sent with the header
+  std::size_t eager_limit = 4096;         // OSPREY_EAGER_LIMIT: bytes sent with the header
+  std::size_t recv_slots = 128;           // OSPREY_RECV_SLOTS: request receive space (slots)
   // Credit flow control (message path).
   std::size_t credit_bytes = 1024;        // OSPREY_CREDIT_BYTES: receive space per credit
   std::size_t credits_per_peer = 8;       // OSPREY_CREDITS_PER_PEER: initial loan

@@ -262,12 +262,16 @@ static void run(enum t_flavor f, int target) {
       }
   MPI_Barrier(MPI_COMM_WORLD);
 
-  unsigned char buf[32], res[32];
+  /* Origin and result buffers belong to their operation until the epoch ends: one each. */
+  unsigned char* bufs = malloc((size_t)K * ncases * 32);
+  unsigned char* results = malloc((size_t)K * ncases * 32);
   MPI_OK(MPI_Win_lock_all(0, w.win));
   for (int k = 0; k < K; k++)
     for (int ti = 0; ti < NTYPES; ti++)
       for (int oi = 0; oi < NOPS; oi++) {
         if (!allowed(&types[ti], ops[oi].op)) continue;
+        unsigned char* buf = bufs + ((size_t)k * ncases + (size_t)(ti * NOPS + oi)) * 32;
+        unsigned char* res = results + ((size_t)k * ncases + (size_t)(ti * NOPS + oi)) * 32;
         long double v, im;
         int idx;
         operand(&types[ti], ops[oi].op, t_rank, k, &v, &im, &idx);
@@ -281,6 +285,8 @@ static void run(enum t_flavor f, int target) {
         }
       }
   MPI_OK(MPI_Win_unlock_all(w.win));
+  free(bufs);
+  free(results);
   MPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == target)
     for (int ti = 0; ti < NTYPES; ti++)
@@ -302,15 +308,17 @@ static void fetch_permutation(enum t_flavor f, MPI_Datatype type, int width) {
   int64_t* got = malloc(sizeof(int64_t) * N);
   uint64_t one = 1;
   MPI_OK(MPI_Win_lock_all(0, w.win));
+  /* Each fetched value lands in its own slot; they are read after the epoch. */
+  uint64_t* old = calloc(N, sizeof(uint64_t));
   for (int i = 0; i < N; i++) {
-    uint64_t old = 0;
     if (i % 2)
-      MPI_OK(MPI_Fetch_and_op(&one, &old, type, 0, d, MPI_SUM, w.win));
+      MPI_OK(MPI_Fetch_and_op(&one, &old[i], type, 0, d, MPI_SUM, w.win));
     else
-      MPI_OK(MPI_Get_accumulate(&one, 1, type, &old, 1, type, 0, d, 1, type, MPI_SUM, w.win));
-    got[i] = (int64_t)old;
+      MPI_OK(MPI_Get_accumulate(&one, 1, type, &old[i], 1, type, 0, d, 1, type, MPI_SUM, w.win));
   }
   MPI_OK(MPI_Win_unlock_all(w.win));
+  for (int i = 0; i < N; i++) got[i] = (int64_t)old[i];
+  free(old);
   int64_t* all = malloc(sizeof(int64_t) * N * (size_t)t_size);
   MPI_Allgather(got, N, MPI_INT64_T, all, N, MPI_INT64_T, MPI_COMM_WORLD);
   char* seen = calloc((size_t)(N * t_size), 1);

@@ -24,11 +24,11 @@ int main(int argc, char** argv) {
     MPI_Allgather(mine, REGIONS, MPI_AINT, addr, REGIONS, MPI_AINT, MPI_COMM_WORLD);
 
     MPI_OK(MPI_Win_fence(0, win));
-    int64_t v[WORDS];
+    int64_t v[REGIONS][WORDS]; /* origin buffers stay untouched until the fence */
     for (int k = 0; k < REGIONS; k++) {
-      for (int i = 0; i < WORDS; i++) v[i] = round * 1000000 + t_rank * 10000 + k * 100 + i;
-      MPI_OK(MPI_Put(v, WORDS, MPI_INT64_T, right, addr[right * REGIONS + k], WORDS, MPI_INT64_T,
-                     win));
+      for (int i = 0; i < WORDS; i++) v[k][i] = round * 1000000 + t_rank * 10000 + k * 100 + i;
+      MPI_OK(MPI_Put(v[k], WORDS, MPI_INT64_T, right, addr[right * REGIONS + k], WORDS,
+                     MPI_INT64_T, win));
     }
     MPI_OK(MPI_Win_fence(0, win));
     for (int k = 0; k < REGIONS; k++)

@@ -32,12 +32,15 @@ static void run(enum t_flavor f) {
   for (int round = 0; round < ROUNDS; round++) {
     /* One origin (rank 0) to many targets. */
     if (t_rank == 0) {
+      /* Origin buffers stay untouched until the epoch completes: one value per target. */
+      int64_t* v = malloc(sizeof(int64_t) * (size_t)t_size);
       MPI_OK(MPI_Win_start(g_others, 0, w.win));
       for (int t = 1; t < t_size; t++) {
-        int64_t v = round * 100 + t;
-        MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t, t_disp(&w, t, 0, du), 1, MPI_INT64_T, w.win));
+        v[t] = round * 100 + t;
+        MPI_OK(MPI_Put(&v[t], 1, MPI_INT64_T, t, t_disp(&w, t, 0, du), 1, MPI_INT64_T, w.win));
       }
       MPI_OK(MPI_Win_complete(w.win));
+      free(v);
     } else {
       MPI_OK(MPI_Win_post(g_zero, 0, w.win));
       /* Poll with MPI_Win_test. */

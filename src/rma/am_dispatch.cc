@@ -1,0 +1,101 @@
+// A communicator's message endpoint hands arriving requests to the window they name, and lets
+// every window of the communicator advance its waiting work.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "progress/engine.h"
+#include "rma/comm_info.h"
+#include "rma/window.h"
+#include "transport/am/endpoint.h"
+#include "util/log.h"
+
+namespace osprey::rma {
+namespace {
+
+std::vector<CommInfo*>& active() {
+  static auto* v = new std::vector<CommInfo*>;  // lives until exit
+  return *v;
+}
+
+std::atomic<int> endpoints{0};
+
+}  // namespace
+
+class CommInfo::Dispatch : public am::Handler {
+ public:
+  explicit Dispatch(CommInfo* ci) : ci_(ci) {}
+  bool on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n) override {
+    const auto* r = reinterpret_cast<const am::Request*>(msg);
+    Window* w = ci_->window(r->window);
+    if (!w) {
+      OSPREY_LOG(1, "request for unknown window %llu from rank %d dropped",
+                 static_cast<unsigned long long>(r->window), src);
+      return true;
+    }
+    return w->am_on_request(ep, src, slot, msg, n);
+  }
+  bool advance(am::Endpoint& ep) override {
+    bool did = false;
+    ci_->for_each_window([&](Window* w) { did |= w->am_advance(ep); });
+    return did;
+  }
+
+ private:
+  CommInfo* ci_;
+};
+
+void CommInfo::start_endpoint() {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  if (endpoint_) return;
+  dispatch_ = new Dispatch(this);
+  endpoint_ = new am::Endpoint(priv_, dispatch_);
+  active().push_back(this);
+  endpoints.fetch_add(1);
+  progress::add_poller(am_poll);
+}
+
+void CommInfo::add_window(uint64_t id, Window* w) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  windows_.push_back({id, w});
+}
+
+void CommInfo::remove_window(uint64_t id) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  windows_.erase(std::remove_if(windows_.begin(), windows_.end(),
+                                [&](const auto& kv) { return kv.first == id; }),
+                 windows_.end());
+}
+
+Window* CommInfo::window(uint64_t id) const {
+  for (const auto& kv : windows_)
+    if (kv.first == id) return kv.second;
+  return nullptr;
+}
+
+void CommInfo::stop_endpoint() {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  if (!endpoint_) return;
+  delete endpoint_;
+  delete dispatch_;
+  endpoint_ = nullptr;
+  dispatch_ = nullptr;
+  auto& a = active();
+  a.erase(std::remove(a.begin(), a.end(), this), a.end());
+  endpoints.fetch_sub(1);
+}
+
+bool am_endpoints_exist() { return endpoints.load(std::memory_order_relaxed) > 0; }
+
+bool am_poll() {
+  std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
+  if (!g.owns_lock()) return false;  // another thread is polling
+  bool did = false;
+  // Copy: a handler may start a communicator's endpoint while we walk the list.
+  const std::vector<CommInfo*> list = active();
+  for (CommInfo* ci : list) did |= ci->endpoint()->poll();
+  return did;
+}
+
+}  // namespace osprey::rma

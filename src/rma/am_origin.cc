@@ -1,0 +1,487 @@
+// The origin side of the message path (mpich-new-rma-design.txt): operations are queued per
+// target in the operation table and issued in batches, so that the synchronization that ends
+// them rides on the last one (RMA_DONE/UNLOCK piggybacking, GETs moved to the tail). A lock
+// request rides on the first operation to a target (lazy lock: MPI_Win_lock sends nothing, and
+// one short operation between lock and unlock is a single LOCK+OP+UNLOCK packet); the target
+// holds that origin's later requests until it granted the lock, so no round trip is spent
+// waiting for the grant.
+#include <cstring>
+
+#include "datatype/byte_layout.h"
+#include "datatype/runs.h"
+#include "progress/backoff.h"
+#include "rma/am_state.h"
+#include "rma/window.h"
+#include "transport/am/endpoint.h"
+#include "util/config.h"
+
+namespace osprey::rma {
+
+using am::Kind;
+
+namespace {
+
+bool returns_data(Kind k) {
+  return k == Kind::kGet || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
+}
+
+// Whether a reply of `bytes` data comes inline (else as a separate message).
+bool reply_inline(uint64_t bytes) { return bytes <= config().eager_limit; }
+
+// Whether completing at the target needs a new acknowledgement request.
+bool needs_ack(const TargetElem* t) {
+  return t->pending || (t->unacked && t->sync_sent != t->sent);
+}
+
+}  // namespace
+
+am::Endpoint& Window::endpoint() const { return *ci_->endpoint(); }
+
+OpElem* Window::am_new_op() {
+  for (;;) {
+    if (OpElem* o = am_->table.new_op()) return o;
+    // Both pools are empty: issue what waits and complete something (aggressive cleanup).
+    am_->table.for_each_target([&](TargetElem* t) { am_issue(t, 0); });
+    am_reap_all();
+    if (OpElem* o = am_->table.new_op()) return o;
+    progress::Backoff b;
+    progress::poll();
+    b.pause();
+  }
+}
+
+TargetElem* Window::am_target_elem(int rank) {
+  for (;;) {
+    if (TargetElem* t = am_->table.get(rank)) return t;
+    // Out of target elements: free one that is idle, else complete one (FLUSH) and free it.
+    // Under lock_all the per-target lock state lives in lockall_locked, so switch to the
+    // window protocol first: every rank gets locked and the elements lose nothing.
+    if (access_ == Access::kLockAll && !lockall_nocheck_ && !am_->lockall_window_protocol)
+      am_lockall_window_protocol();
+    TargetElem* victim = nullptr;
+    am_->table.for_each_target([&](TargetElem* t) {
+      if (!victim && t->live == 0 && !t->unacked) victim = t;
+    });
+    if (!victim) {
+      am_->table.for_each_target([&](TargetElem* t) {
+        if (!victim) victim = t;
+      });
+      am_flush_elem(victim, false);
+    }
+    am_->table.remove(victim);
+  }
+}
+
+uint16_t Window::am_lock_needed(int rank) const {
+  switch (access_) {
+    case Access::kLock: {
+      for (const LockEntry& e : locks_)
+        if (e.rank == rank)
+          return e.nocheck || e.am_sent || e.held.load(std::memory_order_relaxed)
+                     ? 0
+                     : (e.type == MPI_LOCK_EXCLUSIVE ? am::kLockExclusive : am::kLockShared);
+      return 0;
+    }
+    case Access::kLockAll: {
+      if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
+      const int local = ci_->local_index(rank);
+      if (local >= 0 && (lockall_bits_[static_cast<size_t>(local) / 64].load() &
+                         (uint64_t{1} << (local % 64))))
+        return 0;
+      return am_->lockall_locked.count(rank) ? 0 : am::kLockShared;
+    }
+    default:
+      return 0;
+  }
+}
+
+uint16_t Window::am_lock_flags(int rank) {
+  switch (access_) {
+    case Access::kLock: {
+      LockEntry* e = find_lock(rank);
+      if (!e || e->nocheck || e->am_sent || e->held.load(std::memory_order_relaxed)) return 0;
+      e->am_sent = true;  // the lock request goes out now
+      return e->type == MPI_LOCK_EXCLUSIVE ? am::kLockExclusive : am::kLockShared;
+    }
+    case Access::kLockAll: {
+      if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
+      // Shared-memory windows took the node's lock words at lock_all already.
+      const int local = ci_->local_index(rank);
+      if (local >= 0 && (lockall_bits_[static_cast<size_t>(local) / 64].load() &
+                         (uint64_t{1} << (local % 64))))
+        return 0;
+      if (!am_->lockall_locked.insert(rank).second) return 0;
+      return am::kLockShared;
+    }
+    default:
+      return 0;
+  }
+}
+
+void Window::am_lockall_window_protocol() {
+  // Lock every rank not locked yet, with a request of its own; later operations carry no lock.
+  am_->lockall_window_protocol = true;
+  for (int r = 0; r < nranks_; ++r) {
+    TargetView t;
+    if (!target(r, t).ok() || t.path != Path::kAm) continue;
+    if (am_->lockall_locked.count(r)) continue;
+    OpElem* op = am_new_op();
+    op->kind = Kind::kSync;
+    TargetElem* te = am_->table.get(r);
+    while (!te) {  // this very switch frees elements; wait for one
+      am_reap_all();
+      progress::poll();
+      te = am_->table.get(r);
+    }
+    am_->table.append(te, op);
+    ++te->pending;
+    am_send(te, op, am::kLockShared);
+    --te->pending;
+  }
+  am_->lockall_locked.clear();
+}
+
+Status Window::am_enqueue(const TargetView& t, OpElem* op, bool issue_now) {
+  if (access_ == Access::kFence) {
+    op->flags |= am::kFenceEpoch;
+    op->epoch = am_->fence_epoch;
+  } else if (access_ == Access::kPscw) {
+    op->flags |= am::kPscwEpoch;
+    op->epoch = am_->pscw_starts[t.rank];
+  }
+  if (t.dynamic) op->flags |= am::kDynamic;
+  TargetElem* te = am_target_elem(t.rank);
+  am_->table.append(te, op);
+  ++te->pending;
+  if (issue_now || te->pending >= config().piggyback_threshold) am_issue(te, 0);
+  return kOk;
+}
+
+bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
+  am::Endpoint& ep = endpoint();
+  am::Request r{};
+  r.kind = op->kind;
+  r.op = static_cast<uint8_t>(op->op);
+  r.flags = static_cast<uint16_t>(op->flags | extra_flags);
+  r.window = id_;
+  r.where = op->where;
+  r.bytes = op->bytes;
+  r.tcount = op->tcount;
+  r.epoch = op->epoch;
+  std::vector<am::LayoutBlock> layout;
+  if (op->ttype) {
+    r.repr = static_cast<uint8_t>(op->ttype->repr);
+    r.elem_size = op->ttype->elem_size;
+    r.textent = op->ttype->extent;
+    r.tlb = op->ttype->true_lb;
+    if (!op->ttype->dense && op->bytes) {
+      for (const dt::Block& b : op->ttype->blocks) layout.push_back({b.off, b.len});
+      r.layout_blocks = static_cast<uint32_t>(layout.size());
+    }
+  }
+  const std::size_t layout_bytes = layout.size() * sizeof(am::LayoutBlock);
+  const bool sync = r.flags & (am::kFlush | am::kUnlock);
+  op->expects_reply = returns_data(op->kind) || sync;
+  const bool carries_data = op->kind == Kind::kPut || op->kind == Kind::kAcc ||
+                            op->kind == Kind::kCas ||
+                            ((op->kind == Kind::kGetAcc || op->kind == Kind::kFop) &&
+                             op->op != dt::Op::kNoOp);
+  const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
+  bool separate_layout = layout_bytes > ep.slot_bytes() / 2;
+  bool separate_data = carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout_bytes);
+  if (separate_layout) r.flags |= am::kSeparateLayout;
+  if (separate_data) r.flags |= am::kSeparateData;
+  if (op->expects_reply || separate_data || separate_layout) {
+    op->tags = ep.new_tags();
+    r.reply_tag = op->expects_reply ? op->tags : 0;
+    r.data_tag = op->tags + 1;
+  }
+
+  // Replies: post the receives before the request can be answered.
+  if (op->expects_reply) {
+    const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
+    const bool inline_reply = reply_inline(result_bytes);
+    op->reply.resize(sizeof(am::Reply) + (inline_reply ? result_bytes : 0));
+    PMPI_Irecv(op->reply.data(), static_cast<int>(op->reply.size()), MPI_BYTE, te->rank, op->tags,
+               ep.comm(), &op->reqs[1]);
+    if (result_bytes && !inline_reply) {
+      void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
+      const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
+      const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
+      dt::ByteLayout l = dt::byte_layout(res, rc, rt);
+      PMPI_Irecv(l.addr, l.count, l.type, te->rank, op->tags + 1, ep.comm(), &op->reqs[2]);
+      op->byte_types[1] = l.owned ? l.type : MPI_DATATYPE_NULL;
+    }
+  }
+
+  // The request: header, inline layout, CAS compare operand, inline data.
+  am::Endpoint::Part parts[3];
+  int nparts = 0;
+  if (!separate_layout && layout_bytes) parts[nparts++] = {layout.data(), layout_bytes};
+  if (cmp_bytes) parts[nparts++] = {op->compare, cmp_bytes};
+  if (carries_data && !separate_data && op->bytes) {
+    if (op->otype->dense) {
+      parts[nparts++] = {static_cast<const char*>(op->origin) + op->otype->true_lb, op->bytes};
+    } else {
+      op->staged.resize(op->bytes);
+      dt::pack(op->staged.data(), op->origin, op->ocount, *op->otype);
+      parts[nparts++] = {op->staged.data(), op->bytes};
+    }
+  }
+  progress::Backoff b;
+  while (!ep.try_request(te->rank, r, parts, nparts)) {
+    ep.stalled(te->rank);
+    progress::poll();
+    b.pause();
+  }
+  if (separate_layout) {
+    op->layout.assign(reinterpret_cast<const char*>(layout.data()),
+                      reinterpret_cast<const char*>(layout.data()) + layout_bytes);
+    PMPI_Isend(op->layout.data(), static_cast<int>(layout_bytes), MPI_BYTE, te->rank,
+               op->tags + 2, ep.comm(), &op->reqs[3]);
+  }
+  if (separate_data) {
+    dt::ByteLayout l = dt::byte_layout(op->origin, op->ocount, *op->otype);
+    PMPI_Isend(l.addr, l.count, l.type, te->rank, op->tags + 1, ep.comm(), &op->reqs[0]);
+    op->byte_types[0] = l.owned ? l.type : MPI_DATATYPE_NULL;
+  }
+  op->sent_flags = r.flags;
+  op->state = OpElem::State::kIssued;
+  op->seq = ++te->sent;
+  te->unacked = true;
+  if (op->expects_reply) te->sync_sent = op->seq;
+  return true;
+}
+
+void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
+  if (te->pending == 0 && !sync_flags) return;
+  // The pending ops are the tail of the list, in program order.
+  OpElem* first = te->head;
+  while (first && first->state != OpElem::State::kPending) first = first->next;
+  // A GET may move to the end so that its data reply is also the acknowledgement: only
+  // plain gets, and only past puts (ordering of accumulates must hold).
+  if (sync_flags && first && te->tail->kind != Kind::kGet) {
+    OpElem* get = nullptr;
+    bool only_puts_after = true;
+    for (OpElem* o = first; o; o = o->next) {
+      if (o->kind == Kind::kGet) {
+        get = o;
+        only_puts_after = true;
+      } else if (get && o->kind != Kind::kPut) {
+        only_puts_after = false;
+      }
+    }
+    if (get && only_puts_after && get != te->tail) {
+      am_->table.unlink(te, get);
+      am_->table.append(te, get);
+      if (first == get) {
+        first = te->head;
+        while (first && first->state != OpElem::State::kPending) first = first->next;
+      }
+    }
+  }
+  uint16_t lock = first ? am_lock_flags(te->rank) : 0;
+  for (OpElem* o = first; o; o = o->next) {
+    const uint16_t flags = static_cast<uint16_t>(lock | (o == te->tail ? sync_flags : 0));
+    am_send(te, o, flags);
+    lock = 0;
+  }
+  te->pending = 0;
+  if (!first && sync_flags) {
+    // Nothing to carry the flags: a request of its own.
+    OpElem* op = am_new_op();
+    op->kind = Kind::kSync;
+    am_->table.append(te, op);
+    am_send(te, op, static_cast<uint16_t>(am_lock_flags(te->rank) | sync_flags));
+  }
+}
+
+bool Window::am_test(OpElem* op) {
+  if (op->state != OpElem::State::kIssued) return op->state == OpElem::State::kDone;
+  int done = 0;
+  MPI_Status st;
+  for (int i : {0, 3}) {
+    if (op->reqs[i] == MPI_REQUEST_NULL) continue;
+    PMPI_Test(&op->reqs[i], &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+  }
+  if (op->reqs[1] != MPI_REQUEST_NULL) {
+    PMPI_Test(&op->reqs[1], &done, &st);
+    if (!done) return false;
+    const am::Reply* rep = reinterpret_cast<const am::Reply*>(op->reply.data());
+    endpoint().credits().returned(op->target->rank, rep->credits_back);
+    op->status = rep->status;
+    if (rep->status) {
+      if (!am_->error) am_->error = rep->status;
+      if (op->reqs[2] != MPI_REQUEST_NULL) {  // no data will come
+        PMPI_Cancel(&op->reqs[2]);
+        PMPI_Wait(&op->reqs[2], MPI_STATUS_IGNORE);
+      }
+    } else if (rep->bytes) {
+      const char* data = op->reply.data() + sizeof(am::Reply);
+      if (op->kind == Kind::kGet) dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
+      else dt::unpack(op->result, op->rcount, *op->rtype, data);
+    }
+  }
+  if (op->reqs[2] != MPI_REQUEST_NULL) {
+    PMPI_Test(&op->reqs[2], &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+  }
+  for (MPI_Datatype& t : op->byte_types)
+    if (t != MPI_DATATYPE_NULL) PMPI_Type_free(&t);
+  // The target answers an origin's requests in order: a reply to the latest request means
+  // everything sent to it is complete there.
+  if (op->expects_reply && op->seq == op->target->sent) op->target->unacked = false;
+  if (op->user_request != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->user_request);
+  for (const dt::TypeInfo* t : {op->otype, op->rtype, op->ttype})
+    if (t) dt::release(t);
+  op->state = OpElem::State::kDone;
+  return true;
+}
+
+void Window::am_reap(TargetElem* te) {
+  for (OpElem* o = te->head; o;) {
+    OpElem* next = o->next;
+    if (am_test(o)) {
+      am_->table.unlink(te, o);
+      am_->table.free_op(o);
+    }
+    o = next;
+  }
+}
+
+void Window::am_reap_all() {
+  am_->table.for_each_target([&](TargetElem* t) { am_reap(t); });
+}
+
+void Window::am_flush_elem(TargetElem* te, bool local_only) {
+  am_issue(te, !local_only && needs_ack(te) ? am::kFlush : 0);
+  progress::wait_until([&] {
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    am_reap(te);
+    return te->live == 0;
+  });
+}
+
+Status Window::am_take_error() {
+  const int e = am_->error;
+  am_->error = 0;
+  if (e) return Err(e, "osprey: a target on the message path reported an error");
+  return kOk;
+}
+
+Status Window::am_flush(int rank, bool local_only) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  if (TargetElem* te = am_->table.find(rank)) {
+    am_flush_elem(te, local_only);
+    if (!local_only) am_->table.remove(te);
+  }
+  return am_take_error();
+}
+
+Status Window::am_flush_all(bool local_only) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  // Issue everything first so that all targets work in parallel, then wait.
+  am_->table.for_each_target([&](TargetElem* t) {
+    am_issue(t, !local_only && needs_ack(t) ? am::kFlush : 0);
+  });
+  am_->table.for_each_target([&](TargetElem* t) {
+    am_flush_elem(t, local_only);
+    if (!local_only) am_->table.remove(t);
+  });
+  return am_take_error();
+}
+
+Status Window::am_unlock(int rank, bool lock_sent) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  TargetElem* te = am_->table.find(rank);
+  if (!te && !lock_sent) return am_take_error();  // lazy lock never used: nothing to undo
+  if (!te) te = am_target_elem(rank);
+  am_issue(te, am::kUnlock);
+  progress::wait_until([&] {
+    std::lock_guard<std::recursive_mutex> g2(am::am_lock());
+    am_reap(te);
+    return te->live == 0;
+  });
+  am_->table.remove(te);
+  return am_take_error();
+}
+
+Status Window::am_unlock_all() {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  // Targets with queued operations: a lock request may still ride on them, so the unlock must.
+  am_->table.for_each_target([&](TargetElem* t) {
+    const bool locked = am_->lockall_window_protocol || am_->lockall_locked.count(t->rank) ||
+                        (t->pending && am_lock_needed(t->rank));
+    am_issue(t, locked ? am::kUnlock : (needs_ack(t) ? am::kFlush : 0));
+    am_->lockall_locked.erase(t->rank);
+  });
+  // Locked targets without queued operations get an unlock of their own.
+  auto unlock = [&](int r) {
+    if (am_->table.find(r)) return;
+    am_issue(am_target_elem(r), am::kUnlock);
+  };
+  if (am_->lockall_window_protocol) {
+    for (int r = 0; r < nranks_; ++r) {
+      TargetView t;
+      if (target(r, t).ok() && t.path == Path::kAm) unlock(r);
+    }
+  } else {
+    for (int r : am_->lockall_locked) unlock(r);
+  }
+  am_->table.for_each_target([&](TargetElem* t) {
+    progress::wait_until([&] {
+      std::lock_guard<std::recursive_mutex> g2(am::am_lock());
+      am_reap(t);
+      return t->live == 0;
+    });
+    am_->table.remove(t);
+  });
+  am_->lockall_locked.clear();
+  am_->lockall_window_protocol = false;
+  return am_take_error();
+}
+
+Status Window::am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t where,
+                       const void* origin, MPI_Count ocount, const dt::TypeInfo* ot, void* result,
+                       MPI_Count rcount, const dt::TypeInfo* rt, MPI_Count tcount,
+                       const dt::TypeInfo* tt, const void* compare, MPI_Request* req) {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  OpElem* o = am_new_op();
+  o->kind = kind;
+  o->op = op;
+  o->where = where;
+  o->origin = origin;
+  o->ocount = ocount;
+  o->otype = ot;
+  o->result = result;
+  o->rcount = rcount;
+  o->rtype = rt;
+  o->tcount = tcount;
+  o->ttype = tt;
+  o->bytes = dt::data_bytes(tcount, *tt);
+  if (compare) std::memcpy(o->compare, compare, tt->elem_size);
+  // The user may free a datatype while the operation is in flight (MPI allows it).
+  for (const dt::TypeInfo* x : {ot, rt, tt})
+    if (x) dt::retain(x);
+  bool now = false;
+  if (req && *req != MPI_REQUEST_NULL) {
+    o->user_request = *req;  // completed by am_test when the operation completes locally
+    *req = MPI_REQUEST_NULL;
+    now = true;
+  }
+  return am_enqueue(t, o, now);
+}
+
+bool Window::am_advance_origin() {
+  if (am_->table.empty()) return false;
+  bool did = false;
+  am_->table.for_each_target([&](TargetElem* t) {
+    const uint32_t before = t->live;
+    am_reap(t);
+    did |= t->live != before;
+  });
+  return did;
+}
+
+}  // namespace osprey::rma

@@ -1,0 +1,74 @@
+// Active-target synchronization on the message path.
+//
+// Fence: operations carry the fence epoch they belong to, and a target holds back requests of
+// an epoch it has not entered, so a fence under MPI_MODE_NOPRECEDE sends nothing at all; any
+// other fence completes this rank's operations (flush) and meets everyone in a dissemination
+// barrier of fence requests, which also combines the assertion flags.
+#include "progress/backoff.h"
+#include "rma/window.h"
+#include "transport/am/endpoint.h"
+
+namespace osprey::rma {
+
+Status Window::am_barrier(uint32_t flags, uint32_t* any_out, uint32_t* all_out) {
+  const uint32_t e = am_->fence_epoch;
+  uint32_t any = flags & 0xffff, all = flags & 0xffff;
+  for (uint32_t k = 0; (1u << k) < static_cast<uint32_t>(nranks_); ++k) {
+    const int dest = static_cast<int>((static_cast<uint32_t>(rank_) + (1u << k)) % nranks_);
+    {
+      std::lock_guard<std::recursive_mutex> g(am::am_lock());
+      am::Request r{};
+      r.kind = am::Kind::kFence;
+      r.window = id_;
+      r.epoch = e;
+      r.where = k;
+      r.bytes = any | (all << 16);
+      progress::Backoff b;
+      while (!endpoint().try_request(dest, r, nullptr, 0)) {
+        endpoint().stalled(dest);
+        progress::poll();
+        b.pause();
+      }
+    }
+    AmState::FenceSignal& s = am_->fence_signals[e & 1][k];
+    progress::wait_until([&] {
+      std::lock_guard<std::recursive_mutex> g(am::am_lock());
+      return s.count > 0;
+    });
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    any |= s.any;
+    all &= s.all;
+    if (--s.count == 0) {
+      s.any = 0;
+      s.all = 0xffff;
+    }
+  }
+  *any_out = any;
+  *all_out = all;
+  return kOk;
+}
+
+Status Window::am_fence(int assert) {
+  const uint32_t bits = static_cast<uint32_t>(assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) >> 8;
+  if (assert & MPI_MODE_NOPRECEDE) {
+    // Nothing to complete and nothing to wait for: the targets hold back this epoch's
+    // requests until they enter it. Node peers reached directly still need the node barrier.
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    ++am_->fence_epoch;
+    if (!force_am_ && ci_->node_size() > 1) barrier_.arrive_and_wait(static_cast<uint16_t>(bits));
+    return kOk;
+  }
+  OSPREY_TRY(am_flush_all(false));
+  {
+    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    ++am_->fence_epoch;  // from here on this rank takes requests of the next epoch
+  }
+  uint32_t any = 0, all = 0;
+  OSPREY_TRY(am_barrier(bits, &any, &all));
+  if (any != all)
+    return Err(MPI_ERR_ASSERT,
+               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
+  return kOk;
+}
+
+}  // namespace osprey::rma

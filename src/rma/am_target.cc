@@ -1,0 +1,310 @@
+// The target side of the message path: requests from each origin are executed in arrival
+// order, and one that cannot finish yet (its lock is not granted, its fence or PSCW epoch has
+// not begun here, its separate payload has not landed) holds back that origin's later
+// requests, which keeps accumulate ordering and makes every reply an acknowledgement of all
+// that origin sent before. Operations are applied with the same atomicity rules as node-local
+// origins use (CPU atomics on segment memory, lock stripes otherwise), so origins on both
+// paths can update one location together.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "datatype/apply.h"
+#include "datatype/byte_layout.h"
+#include "datatype/runs.h"
+#include "rma/am_state.h"
+#include "rma/shm_lock.h"
+#include "rma/transfer.h"
+#include "rma/window.h"
+#include "transport/am/endpoint.h"
+#include "util/config.h"
+
+namespace osprey::rma {
+
+using am::Kind;
+
+namespace {
+
+struct Body {
+  const am::LayoutBlock* layout = nullptr;  // inline layout (or from the separate message)
+  const unsigned char* compare = nullptr;
+  const char* data = nullptr;               // inline payload
+};
+
+Body parse(const am::Request& r, const char* msg, const Deferred& d) {
+  Body b;
+  const char* p = msg + sizeof(am::Request);
+  if (r.layout_blocks) {
+    if (r.flags & am::kSeparateLayout) {
+      b.layout = reinterpret_cast<const am::LayoutBlock*>(d.layout.data());
+    } else {
+      b.layout = reinterpret_cast<const am::LayoutBlock*>(p);
+      p += r.layout_blocks * sizeof(am::LayoutBlock);
+    }
+  }
+  if (r.kind == Kind::kCas) {
+    b.compare = reinterpret_cast<const unsigned char*>(p);
+    p += r.elem_size;
+  }
+  b.data = p;
+  return b;
+}
+
+// The target datatype the origin described, rebuilt here.
+void target_type(const am::Request& r, const Body& b, dt::TypeInfo& t) {
+  t.repr = static_cast<dt::Repr>(r.repr);
+  t.elem_size = r.elem_size;
+  t.extent = r.textent;
+  t.true_lb = r.tlb;
+  t.size = r.tcount ? static_cast<MPI_Count>(r.bytes) / r.tcount : 0;
+  t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
+  t.blocks.clear();
+  if (r.layout_blocks) {
+    for (uint32_t i = 0; i < r.layout_blocks; ++i) t.blocks.push_back({b.layout[i].off, b.layout[i].len});
+    t.dense = false;
+    MPI_Aint lo = b.layout[0].off, hi = lo;
+    for (const dt::Block& x : t.blocks) {
+      lo = std::min(lo, x.off);
+      hi = std::max(hi, x.off + x.len);
+    }
+    t.true_lb = lo;
+    t.true_extent = hi - lo;
+  } else {
+    t.blocks.push_back({r.tlb, static_cast<MPI_Aint>(t.size)});
+    t.dense = true;
+    t.extent = t.size;
+    t.true_extent = t.size;
+  }
+}
+
+bool reply_inline(uint64_t bytes) { return bytes <= config().eager_limit; }
+
+}  // namespace
+
+TargetView Window::self_view() const {
+  TargetView t;
+  t.rank = rank_;
+  t.local = ci_->node_rank();
+  t.path = Path::kDirect;
+  t.dynamic = flavor_ == Flavor::kDynamic;
+  t.cpu_atomics = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
+  t.base = static_cast<char*>(base_);
+  t.size = static_cast<uint64_t>(size_);
+  t.disp_unit = disp_unit_;
+  t.pid = getpid();
+  return t;
+}
+
+Status Window::check_where(const TargetView& t, uint64_t where, MPI_Count count,
+                           const dt::TypeInfo& tt) const {
+  if (count == 0 || tt.size == 0) return kOk;
+  const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
+  const __int128 lo = static_cast<__int128>(where) + std::min<__int128>(0, last) + tt.true_lb;
+  const __int128 hi = static_cast<__int128>(where) + std::max<__int128>(0, last) + tt.true_lb +
+                      tt.true_extent;
+  if (t.dynamic) {
+    if (lo < 0) return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
+    return check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi));
+  }
+  if (lo < 0 || hi > static_cast<__int128>(t.size))
+    return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
+  return kOk;
+}
+
+bool Window::am_on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n) {
+  const am::Request& r = *reinterpret_cast<const am::Request*>(msg);
+  if (r.kind == Kind::kFence) {
+    // Barrier signals are not ordered behind the sender's operations (they follow a flush).
+    AmState::FenceSignal& s = am_->fence_signals[r.epoch & 1][r.where & 31];
+    ++s.count;
+    s.any |= static_cast<uint32_t>(r.bytes) & 0xffff;
+    s.all &= static_cast<uint32_t>(r.bytes >> 16) & 0xffff;
+    return true;
+  }
+  OriginState& os = am_->origins[src];
+  Deferred d;
+  d.slot = slot;
+  d.msg = msg;
+  d.n = n;
+  if (os.queue.empty() && am_execute(ep, src, os, d)) return true;
+  os.queue.push_back(std::move(d));
+  ++am_->deferred;
+  return false;
+}
+
+bool Window::am_advance_target(am::Endpoint& ep) {
+  if (!am_->deferred) return false;
+  bool did = false;
+  for (auto& [src, os] : am_->origins) {
+    while (!os.queue.empty()) {
+      Deferred& d = os.queue.front();
+      if (!am_execute(ep, src, os, d)) break;
+      ep.release(d.slot);
+      os.queue.pop_front();
+      --am_->deferred;
+      did = true;
+    }
+  }
+  return did;
+}
+
+// Runs one request as far as it can go; true when it is finished.
+bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
+  const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
+  if (d.stage == 0) {
+    // Wait for the lock and the epoch this request belongs to.
+    if ((r.flags & (am::kLockShared | am::kLockExclusive)) && !(r.flags & am::kNoCheck)) {
+      if (os.lock.stage == shm_lock::AsyncLock::Stage::kIdle)
+        os.lock.type = (r.flags & am::kLockExclusive) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+      if (!shm_lock::advance(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank()))))
+        return false;
+    }
+    if ((r.flags & am::kFenceEpoch) && am_->fence_epoch < r.epoch) return false;
+    if ((r.flags & am::kPscwEpoch) && os.pscw_posts < r.epoch) return false;
+    d.stage = 1;
+  }
+  if (d.stage == 1) {
+    if (r.flags & am::kSeparateLayout) {
+      d.layout.resize(r.layout_blocks * sizeof(am::LayoutBlock));
+      PMPI_Irecv(d.layout.data(), static_cast<int>(d.layout.size()), MPI_BYTE, src, r.data_tag + 1,
+                 ep.comm(), &d.reqs[1]);
+    }
+    d.stage = 2;
+  }
+  if (d.stage == 2) {
+    if (d.reqs[1] != MPI_REQUEST_NULL) {
+      int done = 0;
+      PMPI_Test(&d.reqs[1], &done, MPI_STATUS_IGNORE);
+      if (!done) return false;
+    }
+    d.stage = 3;
+  }
+
+  const Body b = parse(r, d.msg, d);
+  dt::TypeInfo tt;
+  target_type(r, b, tt);
+  const TargetView self = self_view();
+  Status st = kOk;
+  if (r.kind != Kind::kSync && r.kind != Kind::kComplete)
+    st = check_where(self, r.where, r.tcount, tt);
+  char* addr = r.bytes ? direct_address(self, r.where) : nullptr;
+
+  if (d.stage == 3) {
+    if ((r.flags & am::kSeparateData) && st.ok()) {
+      // The payload lands straight in the window (put) or in a buffer to combine from.
+      if (r.kind == Kind::kPut) {
+        dt::ByteLayout l = dt::byte_layout(addr, r.tcount, tt);
+        PMPI_Irecv(l.addr, l.count, l.type, src, r.data_tag, ep.comm(), &d.reqs[0]);
+        if (l.owned) d.type = l.type;
+      } else {
+        d.data.resize(r.bytes);
+        PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
+                   &d.reqs[0]);
+      }
+    } else if (r.flags & am::kSeparateData) {
+      // Out of range: take the payload and drop it, the origin learns of the error.
+      d.data.resize(r.bytes);
+      PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
+                 &d.reqs[0]);
+    }
+    d.stage = 4;
+  }
+  if (d.stage == 4 && d.reqs[0] != MPI_REQUEST_NULL) {
+    int done = 0;
+    PMPI_Test(&d.reqs[0], &done, MPI_STATUS_IGNORE);
+    if (!done) return false;
+    if (d.type != MPI_DATATYPE_NULL) PMPI_Type_free(&d.type);
+  }
+
+  // Execute.
+  const char* payload = (r.flags & am::kSeparateData) ? d.data.data() : b.data;
+  const dt::Op op = static_cast<dt::Op>(r.op);
+  const uint64_t nelem = r.elem_size ? r.bytes / r.elem_size : 0;
+  const dt::TypeInfo* bt = r.bytes ? dt::basic_type(tt.repr, tt.elem_size) : nullptr;
+  std::vector<char> operand, old;  // basic-element arrays in memory layout
+  bool replied = false;
+  // Data for the origin: window memory is sent from where it is; anything else is packed into
+  // a buffer the endpoint keeps until the send completes.
+  auto send_data_reply = [&](const void* base, MPI_Count count, const dt::TypeInfo& layout,
+                             bool from_window) {
+    const int status = st.ok() ? os.error : st.cls;
+    os.error = 0;
+    if (st.ok() && !reply_inline(r.bytes)) {
+      ep.reply(src, r.reply_tag, status, nullptr, 0);
+      if (from_window) {
+        ep.send_layout(src, r.data_tag, base, count, layout);
+      } else {
+        std::vector<char> packed(r.bytes);
+        dt::pack(packed.data(), base, count, layout);
+        ep.send_owned(src, r.data_tag, std::move(packed));
+      }
+    } else if (st.ok()) {
+      std::vector<char> packed(r.bytes);
+      dt::pack(packed.data(), base, count, layout);
+      am::Endpoint::Part part{packed.data(), packed.size()};
+      ep.reply(src, r.reply_tag, status, &part, 1);
+    } else {
+      ep.reply(src, r.reply_tag, status, nullptr, 0);
+    }
+    replied = true;
+  };
+  if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {
+    if (op != dt::Op::kNoOp) {
+      operand.resize(nelem * static_cast<uint64_t>(bt->extent));
+      dt::unpack(operand.data(), static_cast<MPI_Count>(nelem), *bt, payload);
+    }
+    if (r.kind != Kind::kAcc) old.resize(nelem * static_cast<uint64_t>(bt->extent));
+    tt.cat = bt->cat;
+  }
+  switch (r.kind) {
+    case Kind::kPut:
+      if (st.ok() && !(r.flags & am::kSeparateData) && r.bytes) dt::unpack(addr, r.tcount, tt, payload);
+      break;
+    case Kind::kGet:
+      send_data_reply(addr, r.tcount, tt, true);
+      break;
+    case Kind::kAcc:
+    case Kind::kGetAcc:
+    case Kind::kFop:
+      if (st.ok() && r.bytes)
+        st = apply_elements(self, r.where, r.tcount, tt, operand.empty() ? nullptr : operand.data(),
+                            static_cast<MPI_Count>(nelem), operand.empty() ? nullptr : bt,
+                            old.empty() ? nullptr : old.data(), static_cast<MPI_Count>(nelem),
+                            old.empty() ? nullptr : bt, op);
+      if (r.kind != Kind::kAcc)
+        send_data_reply(old.data(), static_cast<MPI_Count>(nelem), bt ? *bt : tt, false);
+      break;
+    case Kind::kCas:
+      if (st.ok()) {
+        old.resize(r.elem_size);
+        char* te = addr + tt.true_lb;
+        if (self.cpu_atomics && dt::lock_free(tt.repr, tt.elem_size, te)) {
+          dt::cas_atomic(tt.repr, tt.elem_size, te, payload, b.compare, old.data());
+        } else {
+          const std::size_t s = stripes_.index(self.local, stripe_key(self, te));
+          stripes_.lock(s);
+          dt::cas_plain(tt.repr, tt.elem_size, te, payload, b.compare, old.data());
+          stripes_.unlock(s);
+        }
+      }
+      send_data_reply(old.data(), 1, bt ? *bt : tt, false);
+      break;
+    case Kind::kComplete:
+      ++am_->pscw_completes;
+      break;
+    case Kind::kSync:
+    case Kind::kFence:
+      break;
+  }
+  if (!st.ok() && !replied && !r.reply_tag) os.error = st.cls;
+  if ((r.flags & am::kUnlock))
+    shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
+  if (!replied && r.reply_tag) {
+    ep.reply(src, r.reply_tag, st.ok() ? os.error : st.cls, nullptr, 0);
+    os.error = 0;
+  }
+  return true;
+}
+
+}  // namespace osprey::rma

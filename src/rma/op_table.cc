@@ -1,0 +1,139 @@
+#include "rma/op_table.h"
+
+namespace osprey::rma {
+namespace {
+
+// The global pools, shared by every window (used under the active-message lock).
+struct GlobalPools {
+  std::vector<OpElem*> ops;
+  std::vector<TargetElem*> targets;
+  std::size_t op_cap = 0, target_cap = 0;
+  bool ready = false;
+};
+
+GlobalPools& global() {
+  static auto* g = new GlobalPools;  // lives until exit
+  return *g;
+}
+
+}  // namespace
+
+void init_global_pools(std::size_t ops, std::size_t targets) {
+  GlobalPools& g = global();
+  if (g.ready) return;
+  g.ready = true;
+  g.op_cap = ops;
+  g.target_cap = targets;
+  for (std::size_t i = 0; i < ops; ++i) g.ops.push_back(new OpElem);
+  for (std::size_t i = 0; i < targets; ++i) g.targets.push_back(new TargetElem);
+}
+
+void OpTable::init(std::size_t slots, std::size_t op_pool, std::size_t target_pool) {
+  slots_.assign(slots ? slots : 1, nullptr);
+  op_cap_ = op_pool;
+  target_cap_ = target_pool;
+  for (std::size_t i = 0; i < op_pool; ++i) op_pool_.push_back(new OpElem);
+  for (std::size_t i = 0; i < target_pool; ++i) target_pool_.push_back(new TargetElem);
+}
+
+OpTable::~OpTable() {
+  for (TargetElem* s : slots_)
+    for (TargetElem* t = s; t;) {
+      TargetElem* next = t->next;
+      for (OpElem* o = t->head; o;) {
+        OpElem* n = o->next;
+        delete o;
+        o = n;
+      }
+      delete t;
+      t = next;
+    }
+  for (OpElem* o : op_pool_) delete o;
+  for (TargetElem* t : target_pool_) delete t;
+}
+
+TargetElem* OpTable::find(int rank) const {
+  for (TargetElem* t = slots_[static_cast<std::size_t>(rank) % slots_.size()]; t; t = t->next)
+    if (t->rank == rank) return t;
+  return nullptr;
+}
+
+TargetElem* OpTable::get(int rank) {
+  if (TargetElem* t = find(rank)) return t;
+  TargetElem* t = nullptr;
+  if (!target_pool_.empty()) {
+    t = target_pool_.back();
+    target_pool_.pop_back();
+  } else if (!global().targets.empty()) {
+    t = global().targets.back();
+    global().targets.pop_back();
+  } else {
+    return nullptr;
+  }
+  *t = TargetElem{};
+  t->rank = rank;
+  TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
+  t->next = head;
+  head = t;
+  ++ntargets_;
+  return t;
+}
+
+void OpTable::remove(TargetElem* t) {
+  TargetElem** p = &slots_[static_cast<std::size_t>(t->rank) % slots_.size()];
+  while (*p != t) p = &(*p)->next;
+  *p = t->next;
+  --ntargets_;
+  if (target_pool_.size() < target_cap_) target_pool_.push_back(t);
+  else if (global().targets.size() < global().target_cap) global().targets.push_back(t);
+  else delete t;
+}
+
+OpElem* OpTable::new_op() {
+  OpElem* o = nullptr;
+  if (!op_pool_.empty()) {
+    o = op_pool_.back();
+    op_pool_.pop_back();
+  } else if (!global().ops.empty()) {
+    o = global().ops.back();
+    global().ops.pop_back();
+  } else {
+    return nullptr;
+  }
+  std::vector<char> reply = std::move(o->reply), staged = std::move(o->staged);
+  *o = OpElem{};
+  o->reply = std::move(reply);  // keep capacity
+  o->staged = std::move(staged);
+  o->reply.clear();
+  o->staged.clear();
+  return o;
+}
+
+void OpTable::free_op(OpElem* o) {
+  if (op_pool_.size() < op_cap_) op_pool_.push_back(o);
+  else if (global().ops.size() < global().op_cap) global().ops.push_back(o);
+  else delete o;
+}
+
+void OpTable::append(TargetElem* t, OpElem* op) {
+  op->target = t;
+  op->next = nullptr;
+  if (t->tail) t->tail->next = op;
+  else t->head = op;
+  t->tail = op;
+  ++t->live;
+}
+
+void OpTable::unlink(TargetElem* t, OpElem* op) {
+  OpElem** p = &t->head;
+  OpElem* prev = nullptr;
+  while (*p != op) {
+    prev = *p;
+    p = &(*p)->next;
+  }
+  *p = op->next;
+  if (t->tail == op) t->tail = prev;
+  --t->live;
+}
+
+}  // namespace osprey::rma

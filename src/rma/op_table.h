@@ -1,0 +1,111 @@
+// The operation table of a window's message path (mpich-new-rma-design.txt): a fixed array of
+// slots, each a list of target elements, each a list of operation elements in issue order.
+// Elements come from two-level pools: the window's own, then a global one shared by all
+// windows; when both are empty the caller completes work to free one (aggressive cleanup).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "datatype/ops.h"
+#include "datatype/type_info.h"
+#include "transport/am/packet.h"
+
+namespace osprey::rma {
+
+struct TargetElem;
+
+struct OpElem {
+  OpElem* next = nullptr;
+  TargetElem* target = nullptr;
+  am::Kind kind = am::Kind::kPut;
+  dt::Op op = dt::Op::kNoOp;
+  uint16_t flags = 0;  // request flags decided at post time (dynamic, epochs)
+  uint32_t epoch = 0;
+  // Origin side.
+  const void* origin = nullptr;
+  MPI_Count ocount = 0;
+  const dt::TypeInfo* otype = nullptr;
+  void* result = nullptr;
+  MPI_Count rcount = 0;
+  const dt::TypeInfo* rtype = nullptr;
+  unsigned char compare[32] = {};
+  // Target side.
+  uint64_t where = 0;
+  MPI_Count tcount = 0;
+  const dt::TypeInfo* ttype = nullptr;
+  uint64_t bytes = 0;
+  // Progress.
+  enum class State : uint8_t { kPending, kIssued, kDone } state = State::kPending;
+  uint16_t sent_flags = 0;  // flags it went out with (sync flags piggybacked at issue)
+  bool expects_reply = false;
+  int tags = 0;             // reply on tags, reply data / separate payload on tags + 1
+  uint64_t seq = 0;         // position among the requests sent to its target
+  // Payload send, reply header receive, reply data receive, layout send.
+  MPI_Request reqs[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  std::vector<char> layout;  // a layout sent separately
+  MPI_Datatype byte_types[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+  std::vector<char> reply;  // reply header and inline data
+  std::vector<char> staged; // packed origin data for a separate payload, when not dense
+  MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
+  int status = 0;
+};
+
+struct TargetElem {
+  TargetElem* next = nullptr;  // in its slot
+  int rank = -1;
+  OpElem* head = nullptr;  // issued ops first, then pending ones
+  OpElem* tail = nullptr;
+  uint32_t pending = 0;    // not yet issued
+  uint32_t live = 0;       // all ops in the list
+  bool unacked = false;    // ops went out since the target last acknowledged completion
+  uint64_t sent = 0;       // requests sent (the target answers each origin in order, so a
+                           // reply to the last one acknowledges them all)
+  uint64_t sync_sent = 0;  // the latest request that asked for an acknowledgement
+  bool lock_flag_sent = false;  // this epoch's lock request has gone out (with an op)
+};
+
+class OpTable {
+ public:
+  void init(std::size_t slots, std::size_t op_pool, std::size_t target_pool);
+  ~OpTable();
+
+  TargetElem* find(int rank) const;
+  // Finds or creates; nullptr if no element is available (caller cleans up and retries).
+  TargetElem* get(int rank);
+  void remove(TargetElem* t);
+
+  OpElem* new_op();  // nullptr if both pools are empty
+  void free_op(OpElem* op);
+
+  void append(TargetElem* t, OpElem* op);
+  void unlink(TargetElem* t, OpElem* op);  // op must be the head or have no predecessor issues
+
+  template <class F>
+  void for_each_target(F&& f) const {
+    for (TargetElem* s : slots_)
+      for (TargetElem* t = s; t;) {
+        TargetElem* next = t->next;
+        f(t);
+        t = next;
+      }
+  }
+  std::size_t targets() const { return ntargets_; }
+  bool empty() const { return ntargets_ == 0; }
+
+ private:
+  std::vector<TargetElem*> slots_;
+  std::size_t ntargets_ = 0;
+  // Window-local pools; the global ones are shared (see op_table.cc).
+  std::vector<OpElem*> op_pool_;
+  std::vector<TargetElem*> target_pool_;
+  std::size_t op_cap_ = 0, target_cap_ = 0;
+};
+
+// Sizes the global pools (once, from the configuration).
+void init_global_pools(std::size_t ops, std::size_t targets);
+
+}  // namespace osprey::rma

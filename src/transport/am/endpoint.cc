@@ -1,0 +1,240 @@
+#include "transport/am/endpoint.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "datatype/byte_layout.h"
+#include "util/config.h"
+#include "util/log.h"
+
+namespace osprey::am {
+
+std::recursive_mutex& am_lock() {
+  static auto* m = new std::recursive_mutex;  // lives until exit
+  return *m;
+}
+
+Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
+  PMPI_Comm_rank(comm_, &me_);
+  PMPI_Comm_size(comm_, &size_);
+  const Config& c = config();
+  slot_bytes_ = (sizeof(Request) + 32 + 1024 + c.eager_limit + 63) / 64 * 64;
+  const uint32_t nslots = static_cast<uint32_t>(c.recv_slots);
+  credits_.init(nslots, static_cast<uint32_t>(c.credits_per_peer),
+                static_cast<uint32_t>(c.banked_credits), size_, me_);
+  space_.resize(nslots * slot_bytes_);
+  slot_req_.assign(nslots, MPI_REQUEST_NULL);
+  slot_src_.assign(nslots, -1);
+  for (uint32_t i = 0; i < nslots; ++i) post(static_cast<int>(i));
+  PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
+  OSPREY_LOG(1, "message endpoint: %u slots of %zu bytes, %u credits per peer, %u banked",
+             nslots, slot_bytes_, credits_.initial_loan(), credits_.banked());
+}
+
+Endpoint::~Endpoint() {
+  // Receives nobody will match any more: cancel them. Sends in flight: let them finish.
+  for (MPI_Request& r : slot_req_) {
+    if (r == MPI_REQUEST_NULL) continue;
+    PMPI_Cancel(&r);
+    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  if (sys_req_ != MPI_REQUEST_NULL) {
+    PMPI_Cancel(&sys_req_);
+    PMPI_Wait(&sys_req_, MPI_STATUS_IGNORE);
+  }
+  for (Outgoing& o : sends_) {
+    PMPI_Wait(&o.req, MPI_STATUS_IGNORE);
+    if (o.type != MPI_DATATYPE_NULL) PMPI_Type_free(&o.type);
+  }
+}
+
+void Endpoint::post(int slot) {
+  PMPI_Irecv(space_.data() + static_cast<std::size_t>(slot) * slot_bytes_,
+             static_cast<int>(slot_bytes_), MPI_BYTE, MPI_ANY_SOURCE, kRequestTag, comm_,
+             &slot_req_[static_cast<std::size_t>(slot)]);
+  posted_.push_back(slot);
+}
+
+int Endpoint::new_tags() {
+  const int t = kTagSpaceBase + next_tag_;
+  next_tag_ = (next_tag_ + 4) % kTagSpaceSize;
+  return t;
+}
+
+void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
+                           const dt::TypeInfo& t) {
+  dt::ByteLayout l = dt::byte_layout(base, count, t);
+  Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL};
+  PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
+  sends_.push_back(std::move(o));
+}
+
+void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
+  Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
+  PMPI_Isend(o.buf.data(), static_cast<int>(o.buf.size()), MPI_BYTE, dest, tag, comm_, &o.req);
+  sends_.push_back(std::move(o));
+}
+
+namespace {
+
+std::vector<char> take_buffer(std::vector<std::vector<char>>& spare, std::size_t n) {
+  std::vector<char> b;
+  if (!spare.empty()) {
+    b = std::move(spare.back());
+    spare.pop_back();
+  }
+  b.resize(n);
+  return b;
+}
+
+}  // namespace
+
+bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
+  if (!credits_.can_send(dest)) return false;
+  credits_.spend(dest);
+  credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
+  r.credits_back = credits_.take_owed(dest);
+  std::size_t bytes = sizeof r;
+  for (int i = 0; i < n; ++i) bytes += parts[i].n;
+  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
+  char* p = o.buf.data();
+  std::memcpy(p, &r, sizeof r);
+  p += sizeof r;
+  for (int i = 0; i < n; ++i) {
+    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
+    p += parts[i].n;
+  }
+  PMPI_Isend(o.buf.data(), static_cast<int>(bytes), MPI_BYTE, dest, kRequestTag, comm_, &o.req);
+  sends_.push_back(std::move(o));
+  return true;
+}
+
+void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
+  Reply h{};
+  h.status = status;
+  h.credits_back = credits_.take_owed(dest);
+  std::size_t bytes = sizeof h;
+  for (int i = 0; i < n; ++i) bytes += parts[i].n;
+  h.bytes = bytes - sizeof h;
+  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
+  char* p = o.buf.data();
+  std::memcpy(p, &h, sizeof h);
+  p += sizeof h;
+  for (int i = 0; i < n; ++i) {
+    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
+    p += parts[i].n;
+  }
+  PMPI_Isend(o.buf.data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &o.req);
+  sends_.push_back(std::move(o));
+}
+
+void Endpoint::send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned) {
+  System s{};
+  s.kind = kind;
+  s.extra = extra;
+  s.returned = returned;
+  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, sizeof s)};
+  std::memcpy(o.buf.data(), &s, sizeof s);
+  PMPI_Isend(o.buf.data(), sizeof s, MPI_BYTE, dest, kSystemTag, comm_, &o.req);
+  sends_.push_back(std::move(o));
+}
+
+void Endpoint::stalled(int dest) {
+  Peer& p = credits_.peer(dest);
+  ++p.send_stalls;
+  if (p.request_inflight) return;
+  p.request_inflight = true;
+  send_system(dest, SysKind::kCreditRequest,
+              static_cast<uint16_t>(std::max<uint32_t>(1, p.send_credits / 2)), 0);
+}
+
+void Endpoint::on_system(int src, const System& s) {
+  switch (s.kind) {
+    case SysKind::kCreditRequest: {
+      const uint32_t extra = credits_.grant(src, s.extra);
+      send_system(src, SysKind::kCreditGrant, static_cast<uint16_t>(extra),
+                  credits_.take_owed(src));
+      if (credits_.bank_low()) {
+        const int victim = credits_.pick_revoke_victim(src);
+        if (victim >= 0) {
+          credits_.peer(victim).revoke_inflight = true;
+          send_system(victim, SysKind::kCreditRevoke, 0, 0);
+        }
+      }
+      break;
+    }
+    case SysKind::kCreditGrant: {
+      Peer& p = credits_.peer(src);
+      p.request_inflight = false;
+      p.send_credits += s.extra;
+      credits_.returned(src, s.returned);
+      break;
+    }
+    case SysKind::kCreditReturn:
+      credits_.returned(src, s.returned);
+      break;
+    case SysKind::kCreditRevoke:
+      send_system(src, SysKind::kCreditSurrender, static_cast<uint16_t>(credits_.give_back(src)),
+                  0);
+      break;
+    case SysKind::kCreditSurrender:
+      credits_.bank_returned(src, s.extra);
+      break;
+  }
+}
+
+void Endpoint::release(int slot) {
+  const int src = slot_src_[static_cast<std::size_t>(slot)];
+  const uint32_t back = credits_.processed(src);
+  if (back) send_system(src, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
+  post(slot);
+}
+
+bool Endpoint::reap_sends() {
+  bool did = false;
+  while (!sends_.empty()) {
+    int done = 0;
+    PMPI_Test(&sends_.front().req, &done, MPI_STATUS_IGNORE);
+    if (!done) break;
+    if (sends_.front().type != MPI_DATATYPE_NULL) PMPI_Type_free(&sends_.front().type);
+    if (spare_.size() < 64 && sends_.front().buf.capacity())
+      spare_.push_back(std::move(sends_.front().buf));
+    sends_.pop_front();
+    did = true;
+  }
+  return did;
+}
+
+bool Endpoint::poll() {
+  bool did = false;
+  int flag = 0;
+  MPI_Status st;
+  PMPI_Test(&sys_req_, &flag, &st);
+  if (flag) {
+    const System s = sys_in_;
+    PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
+    on_system(st.MPI_SOURCE, s);
+    did = true;
+  }
+  while (!posted_.empty()) {
+    const int slot = posted_.front();
+    PMPI_Test(&slot_req_[static_cast<std::size_t>(slot)], &flag, &st);
+    if (!flag) break;
+    posted_.pop_front();
+    did = true;
+    int count = 0;
+    PMPI_Get_count(&st, MPI_BYTE, &count);
+    slot_src_[static_cast<std::size_t>(slot)] = st.MPI_SOURCE;
+    const char* msg = space_.data() + static_cast<std::size_t>(slot) * slot_bytes_;
+    const Request* r = reinterpret_cast<const Request*>(msg);
+    if (r->credits_back) credits_.returned(st.MPI_SOURCE, r->credits_back);
+    credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
+    if (handler_->on_request(*this, st.MPI_SOURCE, slot, msg, static_cast<std::size_t>(count)))
+      release(slot);
+  }
+  did |= handler_->advance(*this);
+  did |= reap_sends();
+  return did;
+}
+
+}  // namespace osprey::am

@@ -1,0 +1,115 @@
+// One active-message endpoint per private communicator: a fixed receive space of pre-posted
+// slots for requests, credit flow control toward every peer, tag allocation for replies and
+// separate payloads, and dispatch of arriving requests to the engine's handler.
+//
+// MPI matches an arriving message to the earliest posted receive, so with every slot posted
+// for (MPI_ANY_SOURCE, kRequestTag) the slots complete in the order they were posted:
+// polling tests only the oldest one.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "datatype/type_info.h"
+#include "transport/am/credits.h"
+#include "transport/am/packet.h"
+
+namespace osprey::am {
+
+class Endpoint;
+
+// The engine's side of request dispatch.
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  // A request arrived from `src` in slot `slot`. Returns true if the slot may be reposted at
+  // once; otherwise the handler keeps the message and calls Endpoint::release(slot) later.
+  virtual bool on_request(Endpoint& ep, int src, int slot, const char* msg, std::size_t n) = 0;
+  // Lets the handler advance work that waits on something other than a new request.
+  virtual bool advance(Endpoint& ep) = 0;
+};
+
+class Endpoint {
+ public:
+  Endpoint(MPI_Comm comm, Handler* h);
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return me_; }
+  std::size_t slot_bytes() const { return slot_bytes_; }
+  // Largest inline payload of a request whose layout takes `layout_bytes`.
+  std::size_t inline_room(std::size_t layout_bytes) const {
+    const std::size_t used = sizeof(Request) + layout_bytes + 32;  // 32: CAS compare operand
+    return used < slot_bytes_ ? slot_bytes_ - used : 0;
+  }
+
+  // Sends a request (header plus `n` payload parts). Returns false, sending nothing, if no
+  // credit toward `dest` is available; the caller polls and retries.
+  struct Part {
+    const void* p;
+    std::size_t n;
+  };
+  bool try_request(int dest, Request& r, const Part* parts, int n);
+
+  // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
+  void reply(int dest, int tag, int status, const Part* parts, int n);
+
+  // A separate payload: straight from memory that outlives the send (window memory), or from
+  // a buffer the endpoint takes over.
+  void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t);
+  void send_owned(int dest, int tag, std::vector<char>&& buf);
+
+  // Fresh tags: replies on t, separate payload on t + 1, separate layout on t + 2.
+  int new_tags();
+
+  // The handler finished with a kept slot: repost it.
+  void release(int slot);
+
+  // Runs arriving requests and system messages, and completes sends. True if it did work.
+  bool poll();
+
+  // Called when a request toward `dest` found no credit: asks for more (once in flight).
+  void stalled(int dest);
+
+  Credits& credits() { return credits_; }
+
+ private:
+  void post(int slot);
+  void send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned);
+  void on_system(int src, const System& s);
+  bool reap_sends();
+
+  MPI_Comm comm_;
+  Handler* handler_;
+  int me_ = 0, size_ = 0;
+  std::size_t slot_bytes_ = 0;
+  std::vector<char> space_;
+  std::vector<MPI_Request> slot_req_;
+  std::vector<int> slot_src_;  // who filled each slot (valid while the handler keeps it)
+  std::deque<int> posted_;  // slots in posting order
+  System sys_in_{};
+  MPI_Request sys_req_ = MPI_REQUEST_NULL;
+  Credits credits_;
+  int next_tag_ = 0;
+  // Sends in flight with the buffers they own.
+  struct Outgoing {
+    MPI_Request req;
+    std::vector<char> buf;
+    MPI_Datatype type = MPI_DATATYPE_NULL;  // freed when the send completes
+  };
+  std::deque<Outgoing> sends_;
+  std::vector<std::vector<char>> spare_;  // recycled send buffers
+};
+
+// The lock every active-message structure (endpoints, operation tables, target state) is
+// used under; progress takes it with try_lock so that a busy thread is never waited for.
+std::recursive_mutex& am_lock();
+
+}  // namespace osprey::am

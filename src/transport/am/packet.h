@@ -1,0 +1,100 @@
+// The wire format of osprey's active messages over the host MPI's point-to-point.
+//
+// Requests travel with tag kRequestTag into a receive slot the target pre-posted (they cost a
+// flow-control credit). Replies go to receives the origin pre-posted with a tag it chose, so
+// they need no credit and never wait in the host's unexpected queue. A payload too large for a
+// slot follows as a separate message with its own tag, received straight into place.
+#pragma once
+
+#include <cstdint>
+
+namespace osprey::am {
+
+// Tags on the private communicator (setup traffic uses 1..29999, see rma/agree.h).
+constexpr int kRequestTag = 30000;
+constexpr int kSystemTag = 30001;
+constexpr int kTagSpaceBase = 40000;  // replies and separate payloads: a cycling range
+constexpr int kTagSpaceSize = 1 << 20;
+
+enum class Kind : uint8_t {
+  kPut = 1,
+  kGet,
+  kAcc,
+  kGetAcc,
+  kFop,
+  kCas,
+  kSync,      // no operation, only flags (a lock, flush or unlock request on its own)
+  kComplete,  // end of a PSCW access epoch toward the receiver
+  kFence,     // one round of the fence barrier
+};
+
+// Flags of a request.
+enum : uint16_t {
+  kLockShared = 1 << 0,     // take a shared lock before this request (for the whole epoch)
+  kLockExclusive = 1 << 1,  // take an exclusive lock before this request
+  kUnlock = 1 << 2,         // release the lock after this request, then acknowledge
+  kFlush = 1 << 3,          // acknowledge once everything up to this request is done
+  kSeparateData = 1 << 4,   // the payload follows on tag data_tag
+  kSeparateLayout = 1 << 5, // the target layout follows on tag data_tag + 1
+  kFenceEpoch = 1 << 6,     // apply only once the target reached fence epoch `epoch`
+  kPscwEpoch = 1 << 7,      // apply only once the target posted its `epoch`-th post to us
+  kDynamic = 1 << 8,        // `where` is an absolute address (dynamic window)
+  kNoCheck = 1 << 9,        // lock flags: MPI_MODE_NOCHECK (nothing to take)
+  kReplyData = 1 << 10,     // the reply carries data (separately if reply_data_tag is set)
+};
+
+struct Request {
+  Kind kind;
+  uint8_t op;         // dt::Op of accumulate-style requests
+  uint16_t flags;
+  uint8_t repr;       // dt::Repr of the basic elements
+  uint8_t pad0[3];
+  uint32_t elem_size; // data bytes of one basic element
+  uint64_t window;    // window id
+  uint64_t where;     // byte offset from displacement 0, or an address (kDynamic)
+  uint64_t bytes;     // data bytes the target side touches
+  int64_t tcount;     // target datatype count
+  int64_t textent;    // target datatype extent
+  int64_t tlb;        // true lower bound of the target datatype (dense layouts)
+  uint32_t layout_blocks;  // blocks of the target layout that follow (0: dense)
+  int32_t reply_tag;       // where the reply goes (0: no reply)
+  int32_t data_tag;        // separate payload / layout / reply data
+  uint32_t epoch;          // fence or PSCW epoch
+  uint16_t credits_back;   // credits the sender returns to the receiver
+  uint16_t pad2;
+  uint32_t pad1;
+};
+static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
+
+struct LayoutBlock {
+  int64_t off;
+  int64_t len;
+};
+
+// A reply: an acknowledgement, possibly with data (inline if small).
+struct Reply {
+  int32_t status;          // MPI error class of the request (0: success)
+  uint16_t credits_back;
+  uint16_t flags;
+  uint64_t bytes;          // inline data bytes that follow
+};
+static_assert(sizeof(Reply) == 16);
+
+// System messages (credits): tag kSystemTag, outside the credit scheme. Requests and
+// revocations are one in flight per direction and peer.
+enum class SysKind : uint8_t {
+  kCreditRequest = 1,  // borrower -> lender: stalled, wants `extra` more
+  kCreditGrant,        // lender -> borrower: `extra` more loaned, `returned` used ones back
+  kCreditReturn,       // lender -> borrower: `returned` used credits back
+  kCreditRevoke,       // lender -> borrower: give back what you do not use
+  kCreditSurrender,    // borrower -> lender: `extra` loaned credits given back
+};
+struct System {
+  SysKind kind;
+  uint8_t pad;
+  uint16_t extra;
+  uint16_t returned;
+  uint16_t pad2;
+};
+
+}  // namespace osprey::am
