@@ -153,8 +153,17 @@ const TypeInfo* predefined_slots[kPredefinedSlots];
 }  // namespace detail
 
 const TypeInfo* basic_type(Repr repr, uint32_t elem_size) {
-  for (const TypeInfo* t : detail::predefined_slots)
-    if (t && t->repr == repr && t->elem_size == elem_size && t->cat != Category::kNone) return t;
+  // One entry per representation, found once (opaque bytes: also by size).
+  static const TypeInfo* by_repr[64][4] = {};
+  const auto r = static_cast<std::size_t>(repr);
+  const std::size_t k = repr == Repr::kBytes ? (elem_size == 1 ? 0 : elem_size == 2 ? 1 : elem_size == 4 ? 2 : 3) : 0;
+  if (r < 64 && by_repr[r][k] && by_repr[r][k]->elem_size == elem_size) return by_repr[r][k];
+  for (const TypeInfo* t : detail::predefined_slots) {
+    if (t && t->repr == repr && t->elem_size == elem_size && t->cat != Category::kNone) {
+      if (r < 64) by_repr[r][k] = t;
+      return t;
+    }
+  }
   return nullptr;
 }
 

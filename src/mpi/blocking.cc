@@ -67,7 +67,8 @@ OSPREY_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Iprobe(src, tag, c, &flag, st); rc || flag) return rc;
-    if (!progress::poll()) b.pause();
+    if (progress::poll()) b.reset();
+    else b.pause();
   }
 }
 
@@ -77,7 +78,8 @@ OSPREY_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_S
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Improbe(src, tag, c, &flag, m, st); rc || flag) return rc;
-    if (!progress::poll()) b.pause();
+    if (progress::poll()) b.reset();
+    else b.pause();
   }
 }
 
@@ -101,7 +103,8 @@ OSPREY_EXPORT int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testall(n, rs, &flag, sts); rc || flag) return rc;
-    if (!progress::poll()) b.pause();
+    if (progress::poll()) b.reset();
+    else b.pause();
   }
 }
 
@@ -111,7 +114,8 @@ OSPREY_EXPORT int MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* s
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testany(n, rs, index, &flag, st); rc || flag) return rc;
-    if (!progress::poll()) b.pause();
+    if (progress::poll()) b.reset();
+    else b.pause();
   }
 }
 
@@ -120,7 +124,8 @@ OSPREY_EXPORT int MPI_Waitsome(int n, MPI_Request rs[], int* outcount, int idx[]
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testsome(n, rs, outcount, idx, sts); rc || *outcount != 0) return rc;
-    if (!progress::poll()) b.pause();
+    if (progress::poll()) b.reset();
+    else b.pause();
   }
 }
 

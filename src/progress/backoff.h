@@ -16,6 +16,12 @@ class Backoff {
   // Like pause(), but sleeps on a shared futex word while it still holds `seen`.
   void pause_on(std::atomic<uint32_t>* word, uint32_t seen);
   bool sleeping() const { return rounds_ >= kSpin + kYield; }
+  // Work showed up: start over with spinning (a target serving a stream of requests must not
+  // fall asleep between them).
+  void reset() {
+    rounds_ = 0;
+    sleep_us_ = 1;
+  }
 
  private:
   static constexpr uint32_t kSpin = 256;
@@ -32,9 +38,10 @@ void wait_until(Done&& done) {
   if (done()) return;
   Backoff b;
   for (;;) {
-    poll();
+    const bool did = poll();
     if (done()) return;
-    b.pause();
+    if (did) b.reset();
+    else b.pause();
   }
 }
 

@@ -10,7 +10,8 @@ void wait_host(MPI_Request* req, MPI_Status* status) {
   for (;;) {
     PMPI_Test(req, &done, status);
     if (done) return;
-    if (!poll()) b.pause();
+    if (poll()) b.reset();
+    else b.pause();
   }
 }
 
@@ -20,7 +21,8 @@ void wait_host_all(int n, MPI_Request* reqs) {
   for (;;) {
     PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
     if (done) return;
-    if (!poll()) b.pause();
+    if (poll()) b.reset();
+    else b.pause();
   }
 }
 

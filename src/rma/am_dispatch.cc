@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "progress/engine.h"
+#include "progress/host_hook.h"
+#include "progress/thread.h"
+#include "util/config.h"
 #include "rma/comm_info.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
@@ -54,6 +57,8 @@ void CommInfo::start_endpoint() {
   active().push_back(this);
   endpoints.fetch_add(1);
   progress::add_poller(am_poll);
+  progress::register_host_hook();  // Open MPI: its progress loop runs ours too
+  if (config().progress_thread) progress::start_thread();
 }
 
 void CommInfo::add_window(uint64_t id, Window* w) {
@@ -92,9 +97,8 @@ bool am_poll() {
   std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
   if (!g.owns_lock()) return false;  // another thread is polling
   bool did = false;
-  // Copy: a handler may start a communicator's endpoint while we walk the list.
-  const std::vector<CommInfo*> list = active();
-  for (CommInfo* ci : list) did |= ci->endpoint()->poll();
+  // Endpoints start and stop under the same lock, so the list cannot change meanwhile.
+  for (CommInfo* ci : active()) did |= ci->endpoint()->poll();
   return did;
 }
 

@@ -119,26 +119,42 @@ uint16_t Window::am_lock_flags(int rank) {
 }
 
 void Window::am_lockall_window_protocol() {
-  // Lock every rank not locked yet, with a request of its own; later operations carry no lock.
+  // Lock every rank not locked yet with a bare request: it needs no reply (the target holds
+  // this origin's later requests until it granted the lock) and no element of any pool.
+  // Queued operations to targets not locked yet go out first, carrying their lock request.
+  am_->table.for_each_target([&](TargetElem* t) { am_issue(t, 0); });
   am_->lockall_window_protocol = true;
   for (int r = 0; r < nranks_; ++r) {
     TargetView t;
     if (!target(r, t).ok() || t.path != Path::kAm) continue;
     if (am_->lockall_locked.count(r)) continue;
-    OpElem* op = am_new_op();
-    op->kind = Kind::kSync;
-    TargetElem* te = am_->table.get(r);
-    while (!te) {  // this very switch frees elements; wait for one
-      am_reap_all();
+    am::Request req{};
+    req.kind = Kind::kSync;
+    req.flags = am::kLockShared;
+    req.window = id_;
+    progress::Backoff b;
+    while (!endpoint().try_request(r, req, nullptr, 0)) {
+      endpoint().stalled(r);
       progress::poll();
-      te = am_->table.get(r);
+      b.pause();
     }
-    am_->table.append(te, op);
-    ++te->pending;
-    am_send(te, op, am::kLockShared);
-    --te->pending;
   }
   am_->lockall_locked.clear();
+}
+
+OpElem* Window::am_sync_elem(TargetElem* te) {
+  while (te->sync_busy) {  // the previous standalone request of this target is in flight
+    am_reap(te);
+    if (!te->sync_busy) break;
+    progress::poll();
+  }
+  OpElem* op = &te->sync_op;
+  std::vector<char> reply = std::move(op->reply);
+  *op = OpElem{};
+  op->reply = std::move(reply);
+  op->embedded = true;
+  te->sync_busy = true;
+  return op;
 }
 
 Status Window::am_enqueue(const TargetView& t, OpElem* op, bool issue_now) {
@@ -209,7 +225,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
       const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
       const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
       dt::ByteLayout l = dt::byte_layout(res, rc, rt);
-      PMPI_Irecv(l.addr, l.count, l.type, te->rank, op->tags + 1, ep.comm(), &op->reqs[2]);
+      PMPI_Irecv(l.addr, l.count, l.type, te->rank, op->tags + 3, ep.comm(), &op->reqs[2]);
       op->byte_types[1] = l.owned ? l.type : MPI_DATATYPE_NULL;
     }
   }
@@ -288,8 +304,8 @@ void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
   }
   te->pending = 0;
   if (!first && sync_flags) {
-    // Nothing to carry the flags: a request of its own.
-    OpElem* op = am_new_op();
+    // Nothing to carry the flags: a request of its own, on the target's own element.
+    OpElem* op = am_sync_elem(te);
     op->kind = Kind::kSync;
     am_->table.append(te, op);
     am_send(te, op, static_cast<uint16_t>(am_lock_flags(te->rank) | sync_flags));
@@ -356,9 +372,17 @@ void Window::am_reap_all() {
 
 void Window::am_flush_elem(TargetElem* te, bool local_only) {
   am_issue(te, !local_only && needs_ack(te) ? am::kFlush : 0);
+  am_wait_target(te);
+}
+
+void Window::am_wait_target(TargetElem* te) {
+  // The progress engine reaps completed operations (am_advance_origin); reap here only when
+  // another thread holds the engine, so that each round tests each request once.
   progress::wait_until([&] {
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
-    am_reap(te);
+    std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
+    if (!g.owns_lock()) return false;
+    if (te->live && !am_reaped_) am_reap(te);
+    am_reaped_ = false;
     return te->live == 0;
   });
 }
@@ -398,11 +422,7 @@ Status Window::am_unlock(int rank, bool lock_sent) {
   if (!te && !lock_sent) return am_take_error();  // lazy lock never used: nothing to undo
   if (!te) te = am_target_elem(rank);
   am_issue(te, am::kUnlock);
-  progress::wait_until([&] {
-    std::lock_guard<std::recursive_mutex> g2(am::am_lock());
-    am_reap(te);
-    return te->live == 0;
-  });
+  am_wait_target(te);
   am_->table.remove(te);
   return am_take_error();
 }
@@ -430,11 +450,7 @@ Status Window::am_unlock_all() {
     for (int r : am_->lockall_locked) unlock(r);
   }
   am_->table.for_each_target([&](TargetElem* t) {
-    progress::wait_until([&] {
-      std::lock_guard<std::recursive_mutex> g2(am::am_lock());
-      am_reap(t);
-      return t->live == 0;
-    });
+    am_wait_target(t);
     am_->table.remove(t);
   });
   am_->lockall_locked.clear();
@@ -474,13 +490,14 @@ Status Window::am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t w
 }
 
 bool Window::am_advance_origin() {
-  if (am_->table.empty()) return false;
+  if (am_->table.live_ops() == 0) return false;
   bool did = false;
   am_->table.for_each_target([&](TargetElem* t) {
     const uint32_t before = t->live;
     am_reap(t);
     did |= t->live != before;
   });
+  am_reaped_ = true;
   return did;
 }
 

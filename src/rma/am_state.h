@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "datatype/type_info.h"
 #include "rma/op_table.h"
 #include "rma/shm_lock.h"
 #include "transport/am/packet.h"
@@ -46,6 +47,11 @@ struct AmState {
   int error = 0;                                // a target reported an error: tell at sync
   // Target side.
   std::unordered_map<int, OriginState> origins;
+  int last_origin = -1;
+  OriginState* last_state = nullptr;
+  // Scratch space of request execution, reused so that a request allocates nothing.
+  dt::TypeInfo scratch_type;
+  std::vector<char> scratch_operand, scratch_old;
   uint32_t deferred = 0;                        // requests waiting in origin queues
   uint32_t pscw_completes = 0;                  // completes toward the open exposure epoch
   struct FenceSignal {

@@ -122,7 +122,11 @@ bool Window::am_on_request(am::Endpoint& ep, int src, int slot, const char* msg,
     s.all &= static_cast<uint32_t>(r.bytes >> 16) & 0xffff;
     return true;
   }
-  OriginState& os = am_->origins[src];
+  if (src != am_->last_origin) {
+    am_->last_origin = src;
+    am_->last_state = &am_->origins[src];  // map nodes never move
+  }
+  OriginState& os = *am_->last_state;
   Deferred d;
   d.slot = slot;
   d.msg = msg;
@@ -182,7 +186,7 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
   }
 
   const Body b = parse(r, d.msg, d);
-  dt::TypeInfo tt;
+  dt::TypeInfo& tt = am_->scratch_type;  // reused: no allocation per request
   target_type(r, b, tt);
   const TargetView self = self_view();
   Status st = kOk;
@@ -222,7 +226,10 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
   const dt::Op op = static_cast<dt::Op>(r.op);
   const uint64_t nelem = r.elem_size ? r.bytes / r.elem_size : 0;
   const dt::TypeInfo* bt = r.bytes ? dt::basic_type(tt.repr, tt.elem_size) : nullptr;
-  std::vector<char> operand, old;  // basic-element arrays in memory layout
+  std::vector<char>& operand = am_->scratch_operand;  // basic-element arrays in memory layout
+  std::vector<char>& old = am_->scratch_old;
+  operand.clear();
+  old.clear();
   bool replied = false;
   // Data for the origin: window memory is sent from where it is; anything else is packed into
   // a buffer the endpoint keeps until the send completes.
@@ -233,11 +240,11 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
     if (st.ok() && !reply_inline(r.bytes)) {
       ep.reply(src, r.reply_tag, status, nullptr, 0);
       if (from_window) {
-        ep.send_layout(src, r.data_tag, base, count, layout);
+        ep.send_layout(src, r.data_tag + 2, base, count, layout);
       } else {
         std::vector<char> packed(r.bytes);
         dt::pack(packed.data(), base, count, layout);
-        ep.send_owned(src, r.data_tag, std::move(packed));
+        ep.send_owned(src, r.data_tag + 2, std::move(packed));
       }
     } else if (st.ok()) {
       std::vector<char> packed(r.bytes);

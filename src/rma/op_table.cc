@@ -42,7 +42,7 @@ OpTable::~OpTable() {
       TargetElem* next = t->next;
       for (OpElem* o = t->head; o;) {
         OpElem* n = o->next;
-        delete o;
+        if (!o->embedded) delete o;
         o = n;
       }
       delete t;
@@ -70,8 +70,12 @@ TargetElem* OpTable::get(int rank) {
   } else {
     return nullptr;
   }
-  *t = TargetElem{};
+  t->next = nullptr;
   t->rank = rank;
+  t->head = t->tail = nullptr;
+  t->pending = t->live = 0;
+  t->unacked = t->lock_flag_sent = t->sync_busy = false;
+  t->sent = t->sync_sent = 0;
   TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
   t->next = head;
   head = t;
@@ -110,6 +114,10 @@ OpElem* OpTable::new_op() {
 }
 
 void OpTable::free_op(OpElem* o) {
+  if (o->embedded) {
+    o->target->sync_busy = false;
+    return;
+  }
   if (op_pool_.size() < op_cap_) op_pool_.push_back(o);
   else if (global().ops.size() < global().op_cap) global().ops.push_back(o);
   else delete o;
@@ -122,6 +130,7 @@ void OpTable::append(TargetElem* t, OpElem* op) {
   else t->head = op;
   t->tail = op;
   ++t->live;
+  ++live_ops_;
 }
 
 void OpTable::unlink(TargetElem* t, OpElem* op) {
@@ -134,6 +143,7 @@ void OpTable::unlink(TargetElem* t, OpElem* op) {
   *p = op->next;
   if (t->tail == op) t->tail = prev;
   --t->live;
+  --live_ops_;
 }
 
 }  // namespace osprey::rma

@@ -52,6 +52,7 @@ struct OpElem {
   std::vector<char> staged; // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   int status = 0;
+  bool embedded = false;  // a target element's own sync request, never in a pool
 };
 
 struct TargetElem {
@@ -66,6 +67,10 @@ struct TargetElem {
                            // reply to the last one acknowledges them all)
   uint64_t sync_sent = 0;  // the latest request that asked for an acknowledgement
   bool lock_flag_sent = false;  // this epoch's lock request has gone out (with an op)
+  // Standalone synchronization (flush, unlock, PSCW complete) uses this element, so freeing
+  // resources never needs a new one (mpich-new-rma-design.txt: cleanup must not allocate).
+  OpElem sync_op;
+  bool sync_busy = false;
 };
 
 class OpTable {
@@ -95,10 +100,12 @@ class OpTable {
   }
   std::size_t targets() const { return ntargets_; }
   bool empty() const { return ntargets_ == 0; }
+  std::size_t live_ops() const { return live_ops_; }
 
  private:
   std::vector<TargetElem*> slots_;
   std::size_t ntargets_ = 0;
+  std::size_t live_ops_ = 0;
   // Window-local pools; the global ones are shared (see op_table.cc).
   std::vector<OpElem*> op_pool_;
   std::vector<TargetElem*> target_pool_;

@@ -122,11 +122,11 @@ Status Window::complete() {
     if (t.path == Path::kAm) {
       // A complete request after the operations: the target counts it once all of them ran.
       std::lock_guard<std::recursive_mutex> g(am::am_lock());
-      OpElem* op = am_new_op();
+      TargetElem* te = am_target_elem(r);
+      OpElem* op = am_sync_elem(te);
       op->kind = am::Kind::kComplete;
       op->flags = am::kPscwEpoch;
       op->epoch = am_->pscw_starts[r];
-      TargetElem* te = am_target_elem(r);
       am_->table.append(te, op);
       ++te->pending;
       am_issue(te, 0);

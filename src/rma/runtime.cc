@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include "datatype/type_info.h"
+#include "progress/host_hook.h"
+#include "progress/thread.h"
 #include "rma/comm_info.h"
 #include "util/log.h"
 
@@ -18,6 +20,8 @@ std::atomic<bool> finalized{false};
 
 int on_self_delete(MPI_Comm, int, void*, void*) {
   OSPREY_LOG(1, "MPI_Finalize: releasing osprey's communicators");
+  progress::stop_thread();
+  progress::unregister_host_hook();  // before the private communicators go
   CommInfo::shutdown_all();
   finalized.store(true);
   return MPI_SUCCESS;

@@ -193,6 +193,7 @@ class Window {
   // Message path, origin side (am_origin.cc).
   am::Endpoint& endpoint() const;
   OpElem* am_new_op();
+  OpElem* am_sync_elem(TargetElem* te);  // the target element's own op, for standalone syncs
   TargetElem* am_target_elem(int rank);
   uint16_t am_lock_flags(int rank);        // the lock request to send now, marked sent
   uint16_t am_lock_needed(int rank) const;  // the same, without marking
@@ -205,6 +206,8 @@ class Window {
   void am_reap(TargetElem* te);
   void am_reap_all();
   void am_flush_elem(TargetElem* te, bool local_only);
+  void am_wait_target(TargetElem* te);  // until every operation to te completed
+  bool am_reaped_ = false;              // the progress engine just reaped this window
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);

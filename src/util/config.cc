@@ -40,6 +40,7 @@ Config parse() {
   c.cma = read_bool("OSPREY_CMA", c.cma);
   c.shared_alloc_mem = read_bool("OSPREY_SHARED_ALLOC_MEM", c.shared_alloc_mem);
   c.debug = static_cast<int>(read_size("OSPREY_DEBUG", 0, 0));
+  c.stats = read_bool("OSPREY_STATS", c.stats);
   c.max_attach = read_size("OSPREY_MAX_ATTACH", c.max_attach, 1);
   c.lock_stripes = read_size("OSPREY_LOCK_STRIPES", c.lock_stripes, 1);
   c.slots = read_size("OSPREY_SLOTS", c.slots, 1);
@@ -56,6 +57,7 @@ Config parse() {
   c.banked_credits = read_size("OSPREY_BANKED_CREDITS", c.banked_credits, 0);
   c.credit_epoch = read_size("OSPREY_CREDIT_EPOCH", c.credit_epoch, 1);
   c.progress_thread = read_bool("OSPREY_PROGRESS_THREAD", c.progress_thread);
+  c.virtual_nodes = read_size("OSPREY_VIRTUAL_NODES", c.virtual_nodes, 1);
   c.interpose_blocking = read_bool("OSPREY_INTERPOSE_BLOCKING", c.interpose_blocking);
   return c;
 }

@@ -12,6 +12,7 @@ struct Config {
   bool cma = true;                // OSPREY_CMA: cross-memory attach to node peers' user memory
   bool shared_alloc_mem = true;   // OSPREY_SHARED_ALLOC_MEM: MPI_Alloc_mem from node-shared memory
   int debug = 0;                  // OSPREY_DEBUG: 1 = log setup decisions, 2 = log every call
+  bool stats = false;             // OSPREY_STATS: message counts per endpoint at MPI_Finalize
   std::size_t max_attach = 256;   // OSPREY_MAX_ATTACH: attached regions per rank, dynamic windows
   std::size_t lock_stripes = 256;  // OSPREY_LOCK_STRIPES: accumulate lock table size per window
   // Operation table (message path).
@@ -30,6 +31,7 @@ struct Config {
   std::size_t banked_credits = 64;        // OSPREY_BANKED_CREDITS: discretionary pool
   std::size_t credit_epoch = 1024;        // OSPREY_CREDIT_EPOCH: requests per decay epoch
   bool progress_thread = false;           // OSPREY_PROGRESS_THREAD
+  std::size_t virtual_nodes = 1;          // OSPREY_VIRTUAL_NODES: tests split a node in k
   bool interpose_blocking = true;         // OSPREY_INTERPOSE_BLOCKING
 };
 

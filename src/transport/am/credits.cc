@@ -25,12 +25,19 @@ void Credits::init(uint32_t slots, uint32_t per_peer, uint32_t banked, int nrank
 }
 
 Peer& Credits::peer(int rank) {
+  if (rank == last_rank_) return *last_;
   auto it = peers_.find(rank);
-  if (it != peers_.end()) return it->second;
-  Peer& p = peers_[rank];
-  p.send_credits = initial_;
-  p.loan = initial_;
-  return p;
+  Peer* p;
+  if (it != peers_.end()) {
+    p = &it->second;
+  } else {
+    p = &peers_[rank];  // unordered_map nodes never move: the cached pointer stays valid
+    p->send_credits = initial_;
+    p->loan = initial_;
+  }
+  last_rank_ = rank;
+  last_ = p;
+  return *p;
 }
 
 bool Credits::can_send(int rank) {
@@ -49,6 +56,11 @@ void Credits::returned(int rank, uint32_t n) {
   p.send_inuse = n > p.send_inuse ? 0 : p.send_inuse - n;
 }
 
+bool Credits::received(int rank) {
+  Peer& p = peer(rank);
+  return ++p.unreturned <= p.loan;
+}
+
 uint32_t Credits::processed(int rank) {
   Peer& p = peer(rank);
   ++p.owed;
@@ -57,6 +69,7 @@ uint32_t Credits::processed(int rank) {
   if (p.owed * 2 >= std::max<uint32_t>(p.loan, 2)) {
     const uint32_t n = p.owed;
     p.owed = 0;
+    p.unreturned -= std::min(p.unreturned, n);
     return n;
   }
   return 0;
@@ -66,6 +79,7 @@ uint16_t Credits::take_owed(int rank) {
   Peer& p = peer(rank);
   const uint32_t n = std::min<uint32_t>(p.owed, 0xffff);
   p.owed -= n;
+  p.unreturned -= std::min(p.unreturned, n);
   return static_cast<uint16_t>(n);
 }
 

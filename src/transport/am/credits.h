@@ -21,6 +21,7 @@ struct Peer {
   // As a lender (receiving requests from this peer).
   uint32_t loan = 0;          // our slots loaned to the peer
   uint32_t owed = 0;          // consumed slots we processed and have not returned yet
+  uint32_t unreturned = 0;    // requests received and not yet given back (<= loan, always)
   uint32_t loan_requested = 0;  // decays
   uint32_t loan_given = 0;      // decays
   bool revoke_inflight = false;
@@ -54,12 +55,17 @@ class Credits {
   uint32_t give_back(int lender);
   void bank_returned(int rank, uint32_t n);
 
+  // A request from `rank` arrived: false if it broke the credit invariant (a bug).
+  bool received(int rank);
+
   // Epoch accounting: every `epoch_len` requests received, statistics decay.
   void count_request(uint32_t epoch_len);
   uint32_t banked() const { return banked_; }
 
  private:
   std::unordered_map<int, Peer> peers_;
+  int last_rank_ = -1;  // the peer asked for last (requests come in runs to one target)
+  Peer* last_ = nullptr;
   uint32_t initial_ = 1, banked_ = 0, banked_target_ = 0;
   uint32_t received_in_epoch_ = 0;
   int me_ = 0;

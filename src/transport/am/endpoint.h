@@ -66,7 +66,8 @@ class Endpoint {
   void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t);
   void send_owned(int dest, int tag, std::vector<char>&& buf);
 
-  // Fresh tags: replies on t, separate payload on t + 1, separate layout on t + 2.
+  // Fresh tags: replies on t, separate payload on t + 1, its layout on t + 2, reply data on
+  // t + 3.
   int new_tags();
 
   // The handler finished with a kept slot: repost it.
@@ -80,7 +81,14 @@ class Endpoint {
 
   Credits& credits() { return credits_; }
 
+  // Messages this endpoint sent, by kind (OSPREY_STATS=1 prints them at MPI_Finalize).
+  struct Stats {
+    uint64_t requests = 0, replies = 0, payloads = 0, system = 0, stalls = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
  private:
+  static constexpr uint32_t kPostedSlots = 8;
   void post(int slot);
   void send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned);
   void on_system(int src, const System& s);
@@ -106,6 +114,9 @@ class Endpoint {
   };
   std::deque<Outgoing> sends_;
   std::vector<std::vector<char>> spare_;  // recycled send buffers
+  Stats stats_;
+  bool warned_ = false;
+  uint32_t polls_ = 0;
 };
 
 // The lock every active-message structure (endpoints, operation tables, target state) is

@@ -58,7 +58,8 @@ struct Request {
   int64_t tlb;        // true lower bound of the target datatype (dense layouts)
   uint32_t layout_blocks;  // blocks of the target layout that follow (0: dense)
   int32_t reply_tag;       // where the reply goes (0: no reply)
-  int32_t data_tag;        // separate payload / layout / reply data
+  int32_t data_tag;        // separate payload; its layout on data_tag + 1; reply data on
+                           // data_tag + 2 (distinct: origin and target may be one process)
   uint32_t epoch;          // fence or PSCW epoch
   uint16_t credits_back;   // credits the sender returns to the receiver
   uint16_t pad2;

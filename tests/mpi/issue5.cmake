@@ -1,0 +1,22 @@
+# The message path: large transfers, thousands of outstanding operations, floods, busy targets,
+# a counter updated over both paths, and the same under the smallest resources.
+osprey_mpi_test(am_large mpi/am_large.c)
+osprey_mpi_test(am_outstanding mpi/am_outstanding.c)
+osprey_mpi_test(am_flood mpi/am_flood.c)
+osprey_mpi_test(am_busy_target mpi/am_busy_target.c)
+osprey_mpi_test(am_mixed_counter mpi/am_mixed_counter.c NP 3 MODES auto
+                ENV OSPREY_VIRTUAL_NODES=2 PASS_REGEX "path shm\\+am")
+
+# Every pool of one element, one slot: the operation table must clean up aggressively.
+set(_tiny_pools "OSPREY_OP_POOL_LOCAL=1;OSPREY_OP_POOL_GLOBAL=0;OSPREY_TARGET_POOL_LOCAL=1;OSPREY_TARGET_POOL_GLOBAL=0;OSPREY_SLOTS=1")
+osprey_mpi_variant(pool1.am_outstanding am_outstanding MODES am ENV ${_tiny_pools})
+osprey_mpi_variant(pool1.lockall_flush lockall_flush MODES am ENV ${_tiny_pools})
+osprey_mpi_variant(pool1.acc_counters acc_counters MODES am NP 2 ENV ${_tiny_pools})
+osprey_mpi_variant(pool1.pscw_ring pscw_ring MODES am ENV ${_tiny_pools})
+# The smallest credit settings: two receive slots, one credit per peer, nothing banked.
+set(_tiny_credits "OSPREY_RECV_SLOTS=2;OSPREY_CREDITS_PER_PEER=1;OSPREY_BANKED_CREDITS=0;OSPREY_EAGER_LIMIT=64")
+osprey_mpi_variant(credits.am_flood am_flood MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(credits.am_large am_large MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(credits.cas_mutex cas_mutex MODES am ENV ${_tiny_credits})
+# A computing target served by the progress thread.
+osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1)
