@@ -88,12 +88,11 @@ int main(int argc, char** argv) {
   }
   if ((thread && !strcmp(thread, "1")) || !strcmp(path, "shm")) {
     if (t_rank == 0) {
-      volatile int64_t* counter = mem;
+      /* Polled with atomic loads: the progress thread updates it atomically meanwhile. */
       const double t0 = MPI_Wtime();
-      while (*counter < 4LL * EPOCHS * (t_size - 1)) {
-        CHECK(MPI_Wtime() - t0 < 60, "computing target starved: counter %lld", (long long)*counter);
-        __sync_synchronize();
-      }
+      int64_t c;
+      while ((c = __atomic_load_n(mem, __ATOMIC_ACQUIRE)) < 4LL * EPOCHS * (t_size - 1))
+        CHECK(MPI_Wtime() - t0 < 60, "computing target starved: counter %lld", (long long)c);
     } else {
       hammer(4);
     }

@@ -19,4 +19,5 @@ osprey_mpi_variant(credits.am_flood am_flood MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(credits.am_large am_large MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(credits.cas_mutex cas_mutex MODES am ENV ${_tiny_credits})
 # A computing target served by the progress thread.
-osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1)
+osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1
+                   LABELS threaded)

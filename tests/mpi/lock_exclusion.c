@@ -18,6 +18,7 @@ static void exclusion(enum t_flavor f) {
   MPI_Barrier(MPI_COMM_WORLD);
   const int du = f == T_DYNAMIC ? 1 : 8;
   const MPI_Aint h = t_disp(&w, 0, 0, du), mx = t_disp(&w, 0, 16, du);
+  int64_t now_shared; /* an origin buffer: must live until the epoch completes */
   for (int i = 0; i < 200; i++) {
     const int excl = (i + t_rank) % 3 == 0;
     const int64_t delta = excl ? 1000 : 1, minus = -delta;
@@ -28,7 +29,7 @@ static void exclusion(enum t_flavor f) {
     if (excl) CHECK(old == 0, "%s: exclusive lock shared with %lld", t_flavor_names[f], (long long)old);
     else CHECK(old < 1000, "%s: shared lock while exclusive held (%lld)", t_flavor_names[f], (long long)old);
     if (!excl) {
-      int64_t now_shared = old + 1;
+      now_shared = old + 1;
       MPI_OK(MPI_Accumulate(&now_shared, 1, MPI_INT64_T, 0, mx, 1, MPI_INT64_T, MPI_MAX, w.win));
     }
     for (int k = 0; k < 5; k++) {

@@ -68,12 +68,12 @@ static void run(enum t_flavor f) {
   }
 
   /* MPI_MODE_NOCHECK: every post is known to be done (barrier) before the starts. */
+  const int64_t one = 1; /* origin buffer of the accumulates: lives past each epoch */
   for (int round = 0; round < ROUNDS; round++) {
     MPI_OK(MPI_Win_post(g_all, MPI_MODE_NOCHECK, w.win));
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPI_Win_start(g_all, MPI_MODE_NOCHECK, w.win));
     for (int t = 0; t < t_size; t++) {
-      int64_t one = 1;
       MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, t_disp(&w, t, (t_size + 1) * 8, du), 1, MPI_INT64_T, MPI_SUM, w.win));
     }
     MPI_OK(MPI_Win_complete(w.win));

@@ -13,15 +13,17 @@ static int64_t fetched[THREADS][N];
 static void* worker(void* arg) {
   const int id = (int)(intptr_t)arg;
   const int du = w.flavor == T_DYNAMIC ? 1 : 8;
+  /* Origin buffers: they must live until the operations complete (the next flush). */
+  const int64_t one = 1, mark = t_rank * 100 + id;
   for (int i = 0; i < N; i++) {
     const int t = (i + id) % t_size;
-    int64_t one = 1;
     MPI_OK(MPI_Fetch_and_op(&one, &fetched[id][i], MPI_INT64_T, 0, t_disp(&w, 0, 0, du), MPI_SUM, w.win));
     MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, t_disp(&w, t, 8, du), 1, MPI_INT64_T, MPI_SUM, w.win));
-    int64_t mark = t_rank * 100 + id;
     MPI_OK(MPI_Put(&mark, 1, MPI_INT64_T, t, t_disp(&w, t, (2 + t_rank * THREADS + id) * 8, du), 1, MPI_INT64_T, w.win));
     if (i % 64 == 0) MPI_OK(MPI_Win_flush(t, w.win));
   }
+  /* This thread's origin buffers end with it: complete its operations locally first. */
+  MPI_OK(MPI_Win_flush_local_all(w.win));
   return NULL;
 }
 
