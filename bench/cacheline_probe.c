@@ -1,5 +1,7 @@
-/* Physical reference: two processes bounce one cache line; prints the one-way latency in ns.
- * Benchmarks run it before and after each host/osprey pair to notice placement changes. */
+/* Physical reference: two processes bounce one cache line. Prints the one-way latency in ns
+ * ("PROBE", which the runners take before and after each pair of engine runs to notice
+ * placement changes) and the round trip in microseconds ("BENCH", the floor under any
+ * cross-process operation that must hear back). */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdint.h>
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   }
   const double t = now() - t0;
   waitpid(kid, NULL, 0);
-  printf("PROBE cacheline_one_way_ns %.1f\n", t / (double)(rounds - warm) / 2 * 1e9);
+  const double one_way = t / (double)(rounds - warm) / 2;
+  printf("PROBE cacheline_one_way_ns %.1f\n", one_way * 1e9);
+  printf("BENCH cacheline_round_trip 8 %.4f\n", 2 * one_way * 1e6);
   return 0;
 }

@@ -1,21 +1,56 @@
-/* RMA bandwidth in plain MPI (no osprey headers), in the style of the standard one-sided
+/* RMA bandwidth and message rate in plain MPI, in the style of the standard one-sided
  * micro-benchmarks: a window of back-to-back operations of one size, then one
- * synchronization, repeated; rank 0 -> rank 1 (bi-bandwidth: both ways at once).
+ * synchronization, repeated; rank 0 -> rank 1 (bi-bandwidth: both ways at once). Operations
+ * of one window go to distinct target addresses.
  *
- *   rma_bw <put|get|put_bi|get_bi> [-s sync] [-f flavor] [-w window] [min max]
+ *   rma_bw [-o ops] [-s sync] [-f flavor] [-w window] [-m min] [-M max] [-S span] [-t ms]
  *
- * sync: flush (lock_all + flush, default), lock (lock/unlock per window), fence, pscw
+ * ops:    comma list of put, get, put_bi, get_bi (default all four)
+ * sync:   flush (one lock_all around the sweep, flush per window; default), lock (shared
+ *         lock/unlock per window), lock_all (per window), fence, pscw
  * flavor: allocate (default), create, dynamic
- * Prints "BENCH <op>_<sync>_<flavor>_bw <bytes> <MB/s>" per size (median of repetitions). */
-#include <mpi.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+ * sizes:  min (1) to max (4 MiB) bytes in powers of two; window (64) operations, fewer when
+ *         a window would exceed span (16 MiB) bytes
+ * Prints per point "BENCH bw_<op>_<sync>_<flavor> <bytes> <MB/s>" and, up to 1 KiB,
+ * "BENCH rate_<op>_<sync>_<flavor> <bytes> <million operations/s>": medians of 5 runs. */
+#include "bench_common.h"
 
-static int cmp(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
+struct bandwidth {
+  const char* sync;
+  int is_put, bi, rank, peer, active, passive_target;
+  long n, window;
+  MPI_Aint base;
+  char* local;
+  MPI_Win win;
+  MPI_Group peer_group;
+};
+
+static void body(void* ctx, long iters) {
+  const struct bandwidth* b = ctx;
+  const char* s = b->sync;
+  const int lock = !strcmp(s, "lock"), lock_all = !strcmp(s, "lock_all"),
+            pscw = !strcmp(s, "pscw");
+  for (long it = 0; it < iters; it++) {
+    if (pscw && b->passive_target) MPI_Win_post(b->peer_group, 0, b->win);
+    if (b->active) {
+      if (lock) MPI_Win_lock(MPI_LOCK_SHARED, b->peer, 0, b->win);
+      if (lock_all) MPI_Win_lock_all(0, b->win);
+      if (pscw) MPI_Win_start(b->peer_group, 0, b->win);
+      for (long k = 0; k < b->window; k++) {
+        char* buf = b->local + k * b->n;
+        const MPI_Aint disp = b->base + k * b->n;
+        const int n = (int)b->n;
+        if (b->is_put) MPI_Put(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
+        else MPI_Get(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
+      }
+      if (!strcmp(s, "flush")) MPI_Win_flush(b->peer, b->win);
+      if (lock) MPI_Win_unlock(b->peer, b->win);
+      if (lock_all) MPI_Win_unlock_all(b->win);
+      if (pscw) MPI_Win_complete(b->win);
+    }
+    if (!strcmp(s, "fence")) MPI_Win_fence(0, b->win);
+    if (pscw && b->passive_target) MPI_Win_wait(b->win);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -23,105 +58,73 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 2 || size < 2) {
-    if (rank == 0) fprintf(stderr, "usage: rma_bw <put|get|put_bi|get_bi> [-s sync] [-f flavor] [-w window] [min max]\n");
+  const char *ops = "put,get,put_bi,get_bi", *sync = "flush", *flavor = "allocate";
+  long window = 64, min = 1, max = 4 << 20, span = 16 << 20;
+  double seconds = 2e-3;
+  int bad = size < 2;
+  for (int i = 1; i < argc; i++) {
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) bad = 1;
+    else if (!strcmp(argv[i], "-o")) ops = argv[++i];
+    else if (!strcmp(argv[i], "-s")) sync = argv[++i];
+    else if (!strcmp(argv[i], "-f")) flavor = argv[++i];
+    else if (!strcmp(argv[i], "-w")) window = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-m")) min = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-M")) max = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-S")) span = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-t")) seconds = atof(argv[++i]) * 1e-3;
+    else bad = 1;
+  }
+  const char* syncs = "flush,lock,lock_all,fence,pscw";
+  if (!bench_listed(syncs, sync) || min < 1 || max < min || window < 1) bad = 1;
+  if (span < max) span = max;
+  const int peer = rank == 0 ? 1 : 0;
+  struct bench_window w;
+  if (bad || bench_window_open(&w, flavor, span, peer) != 0) {
+    if (rank == 0)
+      fprintf(stderr, "usage: rma_bw [-o put,get,put_bi,get_bi] [-s %s] "
+                      "[-f allocate|create|dynamic] [-w window] [-m min] [-M max] [-S span] "
+                      "[-t ms] (2+ ranks)\n", syncs);
     MPI_Finalize();
     return 2;
   }
-  const char* op = argv[1];
-  const char* sync = "flush";
-  const char* flavor = "allocate";
-  int window = 64;
-  long min = 1, max = 4 << 20;
-  int pos = 0;
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "-s") && i + 1 < argc) sync = argv[++i];
-    else if (!strcmp(argv[i], "-f") && i + 1 < argc) flavor = argv[++i];
-    else if (!strcmp(argv[i], "-w") && i + 1 < argc) window = atoi(argv[++i]);
-    else if (pos == 0) min = atol(argv[i]), pos++;
-    else max = atol(argv[i]);
-  }
-  const int is_put = !strncmp(op, "put", 3), bi = strstr(op, "_bi") != NULL;
-  const int active = rank == 0 || (bi && rank == 1);
-  const int peer = rank == 0 ? 1 : 0;
-  /* Room for a whole window of the largest messages, so no two land on each other. */
-  const long span = max * window > (64L << 20) ? (64L << 20) : max * window;
-  char* local = malloc((size_t)span);
-  memset(local, rank + 1, (size_t)span);
-  char* mem = NULL;
-  MPI_Win win;
-  MPI_Aint base = 0;
-  if (!strcmp(flavor, "create")) {
-    mem = malloc((size_t)span);
-    MPI_Win_create(mem, span, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-  } else if (!strcmp(flavor, "dynamic")) {
-    mem = malloc((size_t)span);
-    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    MPI_Win_attach(win, mem, span);
-    MPI_Aint mine;
-    MPI_Get_address(mem, &mine);
-    MPI_Aint* all = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
-    base = all[peer];
-    free(all);
-  } else {
-    MPI_Win_allocate(span, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-  }
-  MPI_Group world, pg;
+  struct bandwidth b = {.sync = sync, .rank = rank, .peer = peer, .base = w.peer_base,
+                        .win = w.win};
+  b.local = malloc((size_t)span);
+  memset(b.local, rank + 1, (size_t)span);
+  MPI_Group world;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
-  MPI_Group_incl(world, 1, &peer, &pg);
-  const int passive = !strcmp(sync, "flush") || !strcmp(sync, "lock");
-  const int reps = 5;
-  double t[5];
-  if (!strcmp(sync, "flush")) MPI_Win_lock_all(0, win);
-  if (!strcmp(sync, "fence")) MPI_Win_fence(0, win);
+  MPI_Group_incl(world, 1, &peer, &b.peer_group);
 
-  for (long n = min; n <= max; n *= 2) {
-    const int w = n * window > span ? (int)(span / n) : window;
-    /* Enough windows for ~20 ms per repetition at 10 GB/s, at least 4. */
-    long iters = (long)(2e8 / ((double)n * w)) + 4;
-    if (iters > 2000) iters = 2000;
-    for (int r = 0; r < reps; r++) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = MPI_Wtime();
-      for (long it = 0; it < iters; it++) {
-        if (!strcmp(sync, "lock") && active) MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win);
-        if (!strcmp(sync, "pscw")) {
-          if (bi || rank == 1) MPI_Win_post(pg, 0, win);
-          if (active) MPI_Win_start(pg, 0, win);
-        }
-        if (active) {
-          for (int k = 0; k < w; k++) {
-            if (is_put) MPI_Put(local + (long)k * n, (int)n, MPI_BYTE, peer, base + (long)k * n, (int)n, MPI_BYTE, win);
-            else MPI_Get(local + (long)k * n, (int)n, MPI_BYTE, peer, base + (long)k * n, (int)n, MPI_BYTE, win);
-          }
-        }
-        if (!strcmp(sync, "flush") && active) MPI_Win_flush(peer, win);
-        if (!strcmp(sync, "lock") && active) MPI_Win_unlock(peer, win);
-        if (!strcmp(sync, "fence")) MPI_Win_fence(0, win);
-        if (!strcmp(sync, "pscw")) {
-          if (active) MPI_Win_complete(win);
-          if (bi || rank == 1) MPI_Win_wait(win);
-        }
+  const char* const all_ops[] = {"put", "get", "put_bi", "get_bi"};
+  for (int o = 0; o < 4; o++) {
+    if (!bench_listed(ops, all_ops[o])) continue;
+    b.is_put = all_ops[o][0] == 'p';
+    b.bi = strstr(all_ops[o], "_bi") != NULL;
+    b.active = rank == 0 || (b.bi && rank == 1);
+    b.passive_target = rank == 1 || (b.bi && rank == 0);
+    if (!strcmp(sync, "flush")) MPI_Win_lock_all(0, w.win);
+    if (!strcmp(sync, "fence")) MPI_Win_fence(0, w.win);
+    for (long n = min; n <= max; n *= 2) {
+      b.n = n;
+      b.window = n * window > span ? span / n : window;
+      const double t = bench_time(body, &b, seconds, 5, 1L << 20);
+      if (rank == 0) {
+        const double ops_per_s = (double)b.window * (b.bi ? 2 : 1) / t;
+        printf("BENCH bw_%s_%s_%s %ld %.2f\n", all_ops[o], sync, flavor, n, ops_per_s * n / 1e6);
+        if (n <= 1024)
+          printf("BENCH rate_%s_%s_%s %ld %.4f\n", all_ops[o], sync, flavor, n, ops_per_s / 1e6);
+        fflush(stdout);
       }
-      t[r] = MPI_Wtime() - t0;
-      if (passive) MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (rank == 0) {
-      qsort(t, (size_t)reps, sizeof(double), cmp);
-      const double bytes = (double)n * w * iters * (bi ? 2 : 1);
-      printf("BENCH %s_%s_%s_bw %ld %.2f\n", op, sync, flavor, n, bytes / t[reps / 2] / 1e6);
-      fflush(stdout);
-    }
+    if (!strcmp(sync, "flush")) MPI_Win_unlock_all(w.win);
+    if (!strcmp(sync, "fence")) MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
   }
-  if (!strcmp(sync, "flush")) MPI_Win_unlock_all(win);
-  if (!strcmp(sync, "fence")) MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
-  if (!strcmp(flavor, "dynamic")) MPI_Win_detach(win, mem);
-  MPI_Win_free(&win);
-  if (strcmp(flavor, "allocate")) free(mem);
-  MPI_Group_free(&pg);
+  if (rank == 0) printf("ENGINE %s\n", bench_engine(w.win));
+  MPI_Group_free(&b.peer_group);
   MPI_Group_free(&world);
-  free(local);
+  bench_window_close(&w);
+  free(b.local);
   MPI_Finalize();
   return 0;
 }

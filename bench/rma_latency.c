@@ -1,32 +1,82 @@
-/* RMA latency microbenchmarks in plain MPI (no osprey headers): the same binary measures the
- * host MPI's RMA or osprey's when osprey is preloaded. Rank 0 is the origin, rank 1 the target;
- * other ranks only take part in collective synchronization.
+/* RMA latency in plain MPI, in the style of the standard one-sided micro-benchmarks: rank 0
+ * issues one operation to rank 1 and completes it with the chosen synchronization, over and
+ * over; other ranks only take part in collective synchronization. The same binary measures the
+ * host MPI's RMA, or osprey's when osprey is preloaded.
  *
- *   rma_latency <test> [iterations] [repetitions]
+ *   rma_latency [-f flavor] [-s sync] [-o ops] [-m min] [-M max] [-t ms] [-r reps]
  *
- * tests: fence, put_fence, put_flush, get_flush, acc_flush, fop, cas, lock_put_unlock,
- *        lock_unlock, flush
- * Prints "BENCH <test> <bytes> <microseconds per operation>" (median of the repetitions) and
- * "ENGINE <name>". */
-#include <mpi.h>
+ * flavor: allocate (default), create, dynamic
+ * sync:   flush (one lock_all around the sweep, flush after each operation; default),
+ *         lock (exclusive lock/unlock around each operation), lock_all (lock_all/unlock_all
+ *         around each), fence (a fence after each), pscw (start/complete at the origin around
+ *         each, post/wait at the target)
+ * ops:    comma list of put, get, acc, getacc (MPI_SUM on int64), fop, cas (8 bytes), and
+ *         sync (the synchronization alone); default put,get,acc,getacc,fop,cas,sync
+ * sizes:  put and get from min (1) to max (1 MiB) bytes in powers of two, acc and getacc
+ *         from 8 bytes
+ * Prints "BENCH lat_<op>_<sync>_<flavor> <bytes> <microseconds>" per point, each the median
+ * of reps (5) runs of about ms (2) milliseconds, then "ENGINE <name>". */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-static int cmp_double(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
+#include "bench_common.h"
+
+enum op { PUT, GET, ACC, GETACC, FOP, CAS, SYNC, NOPS };
+static const char* const op_names[NOPS] = {"put", "get", "acc", "getacc", "fop", "cas", "sync"};
+
+struct latency {
+  enum op op;
+  const char* sync;
+  int rank;
+  int count; /* bytes for put/get, int64 elements for the others */
+  MPI_Aint disp;
+  MPI_Win win;
+  MPI_Group origin, target;
+  int64_t *src, *dst, *cmp;
+};
+
+static void issue(const struct latency* l) {
+  const MPI_Aint d = l->disp;
+  switch (l->op) {
+    case PUT: MPI_Put(l->src, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win); break;
+    case GET: MPI_Get(l->dst, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win); break;
+    case ACC:
+      MPI_Accumulate(l->src, l->count, MPI_INT64_T, 1, d, l->count, MPI_INT64_T, MPI_SUM, l->win);
+      break;
+    case GETACC:
+      MPI_Get_accumulate(l->src, l->count, MPI_INT64_T, l->dst, l->count, MPI_INT64_T, 1, d,
+                         l->count, MPI_INT64_T, MPI_SUM, l->win);
+      break;
+    case FOP: MPI_Fetch_and_op(l->src, l->dst, MPI_INT64_T, 1, d, MPI_SUM, l->win); break;
+    case CAS: MPI_Compare_and_swap(l->src, l->cmp, l->dst, MPI_INT64_T, 1, d, l->win); break;
+    default: break;
+  }
 }
 
-static const char* engine(MPI_Win win) {
-  static char name[MPI_MAX_INFO_VAL + 1];
-  MPI_Info info;
-  int flag = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &flag);
-  MPI_Info_free(&info);
-  return flag ? name : "host";
+static void body(void* ctx, long iters) {
+  const struct latency* l = ctx;
+  const char* s = l->sync;
+  for (long i = 0; i < iters; i++) {
+    if (!strcmp(s, "fence")) {
+      if (l->rank == 0) issue(l);
+      MPI_Win_fence(0, l->win);
+    } else if (!strcmp(s, "pscw")) {
+      if (l->rank == 0) {
+        MPI_Win_start(l->target, 0, l->win);
+        issue(l);
+        MPI_Win_complete(l->win);
+      } else if (l->rank == 1) {
+        MPI_Win_post(l->origin, 0, l->win);
+        MPI_Win_wait(l->win);
+      }
+    } else if (l->rank == 0) {
+      if (!strcmp(s, "lock")) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, l->win);
+      if (!strcmp(s, "lock_all")) MPI_Win_lock_all(0, l->win);
+      issue(l);
+      if (!strcmp(s, "flush")) MPI_Win_flush(1, l->win);
+      if (!strcmp(s, "lock")) MPI_Win_unlock(1, l->win);
+      if (!strcmp(s, "lock_all")) MPI_Win_unlock_all(l->win);
+    }
+  }
 }
 
 int main(int argc, char** argv) {
@@ -34,91 +84,70 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 2 || size < 2) {
-    if (rank == 0) fprintf(stderr, "usage: rma_latency <test> [iters] [reps] (2+ ranks)\n");
+  const char *flavor = "allocate", *sync = "flush", *ops = "put,get,acc,getacc,fop,cas,sync";
+  long min = 1, max = 1 << 20;
+  double seconds = 2e-3;
+  int reps = 5, bad = size < 2;
+  for (int i = 1; i < argc; i++) {
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) bad = 1;
+    else if (!strcmp(argv[i], "-f")) flavor = argv[++i];
+    else if (!strcmp(argv[i], "-s")) sync = argv[++i];
+    else if (!strcmp(argv[i], "-o")) ops = argv[++i];
+    else if (!strcmp(argv[i], "-m")) min = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-M")) max = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-t")) seconds = atof(argv[++i]) * 1e-3;
+    else if (!strcmp(argv[i], "-r")) reps = atoi(argv[++i]);
+    else bad = 1;
+  }
+  const char* syncs = "flush,lock,lock_all,fence,pscw";
+  if (!bench_listed(syncs, sync) || min < 1 || max < min || reps < 1) bad = 1;
+  struct bench_window w;
+  if (bad || bench_window_open(&w, flavor, max < 8 ? 8 : max, 1) != 0) {
+    if (rank == 0)
+      fprintf(stderr, "usage: rma_latency [-f allocate|create|dynamic] [-s %s] [-o ops] "
+                      "[-m min] [-M max] [-t ms] [-r reps] (2+ ranks)\n", syncs);
     MPI_Finalize();
     return 2;
   }
-  const char* test = argv[1];
-  const long iters = argc > 2 ? atol(argv[2]) : 20000;
-  const int reps = argc > 3 ? atoi(argv[3]) : 7;
+  struct latency l = {.sync = sync, .rank = rank, .disp = w.peer_base, .win = w.win};
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int zero = 0, one = 1;
+  MPI_Group_incl(world, 1, &zero, &l.origin);
+  MPI_Group_incl(world, 1, &one, &l.target);
+  l.src = calloc((size_t)max / 8 + 1, 8);
+  l.dst = calloc((size_t)max / 8 + 1, 8);
+  l.cmp = calloc(1, 8);
 
-  int64_t* mem;
-  MPI_Win win;
-  MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-  memset(mem, 0, 4096);
-  int64_t one = 1, res = 0, cmp = 0;
-  const int passive = strcmp(test, "fence") != 0 && strcmp(test, "put_fence") != 0;
-  double* t = malloc(sizeof(double) * (size_t)reps);
-
-  for (int r = 0; r < reps; r++) {
-    if (passive && strncmp(test, "lock", 4) != 0) MPI_Win_lock_all(0, win);
-    if (!passive) MPI_Win_fence(0, win);
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    if (!strcmp(test, "fence")) {
-      for (long i = 0; i < iters; i++) MPI_Win_fence(0, win);
-    } else if (!strcmp(test, "put_fence")) {
-      for (long i = 0; i < iters; i++) {
-        if (rank == 0) MPI_Put(&one, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win);
-        MPI_Win_fence(0, win);
+  for (int o = 0; o < NOPS; o++) {
+    if (!bench_listed(ops, op_names[o])) continue;
+    l.op = (enum op)o;
+    const int elements = o == ACC || o == GETACC;
+    const long lo = o == SYNC ? 0 : o == FOP || o == CAS ? 8 : elements && min < 8 ? 8 : min;
+    const long hi = o == SYNC ? 0 : o == FOP || o == CAS ? 8 : max;
+    if (!strcmp(sync, "flush")) MPI_Win_lock_all(0, w.win);
+    if (!strcmp(sync, "fence")) MPI_Win_fence(0, w.win);
+    for (long n = lo; n <= hi; n = n ? n * 2 : 1) {
+      l.count = elements ? (int)(n / 8) : (int)n;
+      const double t = bench_time(body, &l, seconds, reps, 1L << 22);
+      if (rank == 0) {
+        printf("BENCH lat_%s_%s_%s %ld %.4f\n", op_names[o], sync, flavor, n, t * 1e6);
+        fflush(stdout);
       }
-    } else if (rank == 0) {
-      if (!strcmp(test, "put_flush")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Put(&one, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win);
-          MPI_Win_flush(1, win);
-        }
-      } else if (!strcmp(test, "get_flush")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Get(&res, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win);
-          MPI_Win_flush(1, win);
-        }
-      } else if (!strcmp(test, "acc_flush")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Accumulate(&one, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, MPI_SUM, win);
-          MPI_Win_flush(1, win);
-        }
-      } else if (!strcmp(test, "fop")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Fetch_and_op(&one, &res, MPI_INT64_T, 1, 0, MPI_SUM, win);
-          MPI_Win_flush(1, win);
-        }
-      } else if (!strcmp(test, "cas")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Compare_and_swap(&one, &cmp, &res, MPI_INT64_T, 1, 0, win);
-          MPI_Win_flush(1, win);
-        }
-      } else if (!strcmp(test, "flush")) {
-        for (long i = 0; i < iters; i++) MPI_Win_flush(1, win);
-      } else if (!strcmp(test, "lock_put_unlock")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
-          MPI_Put(&one, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win);
-          MPI_Win_unlock(1, win);
-        }
-      } else if (!strcmp(test, "lock_unlock")) {
-        for (long i = 0; i < iters; i++) {
-          MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
-          MPI_Win_unlock(1, win);
-        }
-      } else {
-        fprintf(stderr, "rma_latency: unknown test %s\n", test);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-      }
+      if (n == 0) break;
     }
-    t[r] = (MPI_Wtime() - t0) / (double)iters * 1e6;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (passive && strncmp(test, "lock", 4) != 0) MPI_Win_unlock_all(win);
-    if (!passive) MPI_Win_fence(0, win);
+    if (!strcmp(sync, "flush")) MPI_Win_unlock_all(w.win);
+    if (!strcmp(sync, "fence")) MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
   }
-  if (rank == 0) {
-    qsort(t, (size_t)reps, sizeof(double), cmp_double);
-    printf("ENGINE %s\n", engine(win));
-    printf("BENCH %s 8 %.4f\n", test, t[reps / 2]);
-  }
-  MPI_Win_free(&win);
-  free(t);
+  if (rank == 0) printf("ENGINE %s\n", bench_engine(w.win));
+  MPI_Group_free(&l.origin);
+  MPI_Group_free(&l.target);
+  MPI_Group_free(&world);
+  bench_window_close(&w);
+  free(l.src);
+  free(l.dst);
+  free(l.cmp);
   MPI_Finalize();
   return 0;
 }

@@ -1,0 +1,102 @@
+"""How the benchmark runners start one benchmark binary under each RMA engine, read what it
+printed, and probe the cores' placement (see ../shared/BENCHMARKING.md).
+
+An engine is the MPI that launches the binary plus what answers its RMA calls:
+  host          MPICH's own RMA                        (mpiexec.mpich, <bench>)
+  osprey        osprey preloaded under MPICH            (mpiexec.mpich, <bench>)
+  openmpi       Open MPI's RMA, osc/sm for allocated    (mpiexec.openmpi, <bench>.openmpi)
+                windows, osc/pt2pt for the others
+  host_nolocal  MPICH's RMA with its shared-memory path off (MPIR_CVAR_NOLOCAL=1)
+  osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)"""
+import os
+import re
+import shutil
+import subprocess
+
+PEERS = {"node": ["host", "openmpi"], "message": ["host_nolocal"]}
+OSPREY = {"node": "osprey", "message": "osprey_am"}
+LABELS = {
+    "host": "MPICH",
+    "osprey": "osprey",
+    "openmpi": "Open MPI",
+    "host_nolocal": "MPICH (NOLOCAL)",
+    "osprey_am": "osprey (am)",
+}
+# Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here; sm is
+# its fastest on a node and pt2pt covers the flavors sm cannot. Binding off, as under MPICH's
+# launcher, so that launchers do not differ in placement.
+OPENMPI_ENV = {
+    "OMPI_MCA_osc": "sm,pt2pt",
+    "OMPI_MCA_hwloc_base_binding_policy": "none",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+}
+LINE = re.compile(r"^BENCH (\S+) (\d+) ([\d.eE+-]+|inf|nan)$", re.M)
+
+
+def mpiexec(flavor):
+    name = {"mpich": "mpiexec.mpich", "openmpi": "mpiexec.openmpi"}[flavor]
+    path = shutil.which(name) or (shutil.which("mpiexec") if flavor == "mpich" else None)
+    return path
+
+
+def available(engine, build):
+    if engine == "openmpi":
+        return bool(mpiexec("openmpi")) and os.path.exists(
+            os.path.join(build, "bench", "rma_latency.openmpi"))
+    return bool(mpiexec("mpich"))
+
+
+def command(engine, np, argv, build):
+    """The command line and environment that run argv[0] (a name in build/bench) under engine."""
+    env = dict(os.environ)
+    binary = os.path.join(build, "bench", argv[0])
+    lib = os.path.join(build, "lib", "libosprey.so")
+    if engine == "openmpi":
+        env.update(OPENMPI_ENV)
+        return [mpiexec("openmpi"), "-n", str(np), binary + ".openmpi"] + argv[1:], env
+    cmd = [mpiexec("mpich"), "-n", str(np)]
+    if engine.startswith("osprey"):
+        cmd += ["-genv", "LD_PRELOAD", lib]
+    if engine == "osprey_am":
+        env["OSPREY_TRANSPORT"] = "am"
+    if engine == "host_nolocal":
+        env["MPIR_CVAR_NOLOCAL"] = "1"
+    return cmd + [binary] + argv[1:], env
+
+
+def parse(text):
+    """{(metric, x): value} from the BENCH lines a benchmark printed."""
+    return {(m.group(1), int(m.group(2))): float(m.group(3)) for m in LINE.finditer(text)}
+
+
+def run(engine, np, argv, build, timeout=300):
+    """Runs one benchmark; returns ({(metric, x): value}, None) or ({}, why it failed). Checks
+    that the engine that answered is the one asked for, so a preload that did not take cannot
+    pass for osprey."""
+    cmd, env = command(engine, np, argv, build)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {}, f"timed out after {timeout} s"
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+        return {}, f"exit {p.returncode}: " + " | ".join(tail)
+    m = re.search(r"^ENGINE (\S+)", p.stdout, re.M)
+    answered = m.group(1) if m else None
+    if answered is not None and (answered == "osprey") != engine.startswith("osprey"):
+        return {}, f"RMA answered by {answered}, not {engine}"
+    return parse(p.stdout), None
+
+
+def probe(build):
+    """(one-way cache-line latency in ns, round trip in us) between two processes now."""
+    out = subprocess.run([os.path.join(build, "bench", "cacheline_probe")], capture_output=True,
+                         text=True, check=True).stdout
+    one_way = float(re.search(r"PROBE \S+ ([\d.]+)", out).group(1))
+    return one_way, parse(out).get(("cacheline_round_trip", 8), 2 * one_way / 1000)
+
+
+def placement(ns):
+    return "near" if ns < 110 else "far"

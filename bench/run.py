@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""The benchmark suite: builds the benchmarks, runs every configuration with the host MPI's RMA,
+with osprey preloaded and with Open MPI's RMA, alternately, pair by pair, with a cache-line
+placement probe before and after each pair; then the message path the same way (osprey with
+OSPREY_TRANSPORT=am against MPICH with MPIR_CVAR_NOLOCAL=1). Writes every value to
+bench/results/raw.csv and how the run went to bench/results/run.json; bench/report.py then
+makes summary.csv, the plots and bench/RESULTS.md from them.
+
+  bench/run.py [--pairs 3] [--quick] [--only REGEX] [--build build] [--out bench/results]
+
+--quick runs a few configurations only (a smoke run of the whole chain, not for quoting)."""
+import argparse
+import csv
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import engines
+import report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FLAVORS = ["allocate", "create", "dynamic"]
+SYNCS = ["flush", "lock", "lock_all", "fence", "pscw"]
+BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling"]
+
+
+def suite(quick):
+    """(section, np, argv) per configuration, in the order they run."""
+    node, message = [], []
+    for flavor in FLAVORS:
+        for sync in SYNCS:
+            if quick and (flavor != "allocate" or sync not in ("flush", "fence")):
+                continue
+            node.append(("node", 2, ["rma_latency", "-f", flavor, "-s", sync]))
+            node.append(("node", 2, ["rma_bw", "-f", flavor, "-s", sync]))
+    # The message path: every synchronization on allocated windows, flush on the others.
+    for flavor in FLAVORS:
+        for sync in SYNCS if flavor == "allocate" else ["flush"]:
+            if quick and (flavor != "allocate" or sync != "flush"):
+                continue
+            message.append(("message", 2, ["rma_latency", "-f", flavor, "-s", sync]))
+            message.append(("message", 2, ["rma_bw", "-f", flavor, "-s", sync]))
+    for np in [2, 3, 4] if not quick else [2, 3]:
+        node.append(("node", np, ["pscw_sync"]))
+        message.append(("message", np, ["pscw_sync"]))
+    # Batches small enough that no target's queue fills up mid-batch, so that flow control
+    # stays out of the posting cost.
+    for section in (node, message):
+        section.append((section[0][0], 4 if quick else 8, ["post_scaling", "-b", "32"]))
+    return node + message
+
+
+def build(build_dir):
+    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+        subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                       check=True, stdout=subprocess.DEVNULL)
+    targets = ["osprey", "cacheline_probe", "memcpy_bw"] + BINARIES
+    if engines.mpiexec("openmpi"):
+        targets += [b + "_openmpi" for b in BINARIES]
+    subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
+                   targets, check=True, stdout=subprocess.DEVNULL)
+
+
+def measure(configs, pairs, build_dir, rows, failures):
+    """Runs each configuration `pairs` times per engine, alternating the order pair by pair."""
+    probes = []
+    for n, (section, np, argv) in enumerate(configs):
+        names = [engines.OSPREY[section]] + engines.PEERS[section]
+        names = [e for e in names if engines.available(e, build_dir)]
+        label = f"{section} np={np} {' '.join(argv)}"
+        print(f"[{n + 1}/{len(configs)}] {label}", file=sys.stderr, flush=True)
+        for pair in range(pairs):
+            before, rt_before = engines.probe(build_dir)
+            got = {}
+            for e in names if pair % 2 == 0 else names[::-1]:
+                got[e], why = engines.run(e, np, argv, build_dir)
+                if why:
+                    failures.append([label, e, pair, why])
+                    print(f"  {e} failed: {why}", file=sys.stderr)
+            after, rt_after = engines.probe(build_dir)
+            probes += [(before, rt_before), (after, rt_after)]
+            where = engines.placement(before)
+            if engines.placement(after) != where:
+                where = "changed"
+            for e, values in got.items():
+                for (metric, x), v in values.items():
+                    rows.append([section, argv[0], np, e, pair, where, metric, x, v])
+    for one_way, rt in probes:
+        rows.append(["reference", "cacheline_probe", 2, "machine", 0, engines.placement(one_way),
+                     "cacheline_round_trip", 8, rt])
+
+
+def sh(cmd):
+    p = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True)
+    return p.stdout.strip() or "unknown"
+
+
+def machine():
+    """What the figures depend on, for RESULTS.md."""
+    return {
+        "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'") +
+        f", {os.cpu_count()} logical CPUs, " + sh("free -g | awk '/Mem:/{print $2}'") + " GiB",
+        "system": sh(". /etc/os-release; echo $PRETTY_NAME") + ", Linux " + sh("uname -r"),
+        "compiler": sh("gcc --version | head -1"),
+        "host MPI": "MPICH " + sh("mpichversion 2>/dev/null | sed -n 's/MPICH Version:[[:space:]]*//p'") +
+        " (" + sh("mpichversion 2>/dev/null | sed -n 's/MPICH Device:[[:space:]]*//p'") + ")",
+        "Open MPI": sh("ompi_info --version 2>/dev/null | head -1") + ", osc " +
+        engines.OPENMPI_ENV["OMPI_MCA_osc"],
+        "osprey": sh(f"git -C {ROOT} describe --always --dirty"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", help="run only configurations whose command matches this regex")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    if a.pairs < 1:
+        ap.error("--pairs must be at least 1")
+    started = time.time()
+    build(a.build)
+    os.makedirs(a.out, exist_ok=True)
+
+    configs = suite(a.quick)
+    if a.only:
+        configs = [c for c in configs if re.search(a.only, " ".join(c[2]))]
+    rows, failures = [], []
+    mem = subprocess.run([os.path.join(a.build, "bench", "memcpy_bw")], capture_output=True,
+                         text=True, check=True).stdout
+    for (metric, x), v in engines.parse(mem).items():
+        rows.append(["reference", "memcpy_bw", 1, "machine", 0, "", metric, x, v])
+    measure(configs, a.pairs, a.build, rows, failures)
+
+    with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["section", "benchmark", "np", "engine", "pair", "placement", "metric", "x",
+                    "value"])
+        w.writerows(rows)
+    run = {
+        "command": " ".join(["bench/run.py"] + sys.argv[1:]),
+        "finished": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "seconds": round(time.time() - started),
+        "pairs": a.pairs,
+        "configurations": len(configs),
+        "failures": failures,
+        "machine": machine(),
+    }
+    with open(os.path.join(a.out, "run.json"), "w") as f:
+        json.dump(run, f, indent=1)
+    report.main([a.out, os.path.join(HERE, "RESULTS.md")])
+    print(f"done in {time.time() - started:.0f} s: {a.out}/raw.csv, summary.csv, plots, "
+          f"bench/RESULTS.md", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
