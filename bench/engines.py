@@ -71,8 +71,9 @@ def parse(text):
     return {(m.group(1), int(m.group(2))): float(m.group(3)) for m in LINE.finditer(text)}
 
 
-def run(engine, np, argv, build, timeout=300):
-    """Runs one benchmark; returns ({(metric, x): value}, None) or ({}, why it failed). Checks
+def run(engine, np, argv, build, timeout=60):
+    """Runs one benchmark (each takes seconds; MPICH now and then stalls for good with more ranks
+    than cores, hence the timeout); returns ({(metric, x): value}, None) or ({}, why it failed). Checks
     that the engine that answered is the one asked for, so a preload that did not take cannot
     pass for osprey."""
     cmd, env = command(engine, np, argv, build)

@@ -88,8 +88,9 @@ void with_type(Repr r, uint32_t data_bytes, F&& f) {
 }
 
 // --- the operations on values (only the combinations check_op allows are reached) ---
+// Always inlined, so that loops with a fixed operation lose the switch (see plain_array).
 template <class T>
-T combine(Op op, T a, T b) {
+[[gnu::always_inline]] inline T combine(Op op, T a, T b) {
   if (op == Op::kReplace) return b;
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
@@ -295,6 +296,38 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
   store_fields(target, combine(op, cur, load_plain<T>(origin)));
 }
 
+// n contiguous elements, the operation fixed per loop so that the compiler can vectorize it.
+template <class T>
+void plain_array(Op op, char* target, const char* origin, std::size_t n) {
+  auto loop = [&](auto fixed) {
+    constexpr Op k = decltype(fixed)::value;
+    for (std::size_t i = 0; i < n; ++i) {
+      const T v = combine(k, load_plain<T>(target + i * sizeof(T)),
+                          load_plain<T>(origin + i * sizeof(T)));
+      std::memcpy(target + i * sizeof(T), &v, sizeof v);
+    }
+  };
+  switch (op) {
+    case Op::kSum: return loop(std::integral_constant<Op, Op::kSum>{});
+    case Op::kProd: return loop(std::integral_constant<Op, Op::kProd>{});
+    case Op::kMax: return loop(std::integral_constant<Op, Op::kMax>{});
+    case Op::kMin: return loop(std::integral_constant<Op, Op::kMin>{});
+    case Op::kReplace: std::memcpy(target, origin, n * sizeof(T)); return;
+    case Op::kNoOp: return;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        switch (op) {
+          case Op::kBand: return loop(std::integral_constant<Op, Op::kBand>{});
+          case Op::kBor: return loop(std::integral_constant<Op, Op::kBor>{});
+          case Op::kBxor: return loop(std::integral_constant<Op, Op::kBxor>{});
+          default: break;
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i)
+        plain_apply<T>(op, target + i * sizeof(T), origin + i * sizeof(T), nullptr);
+  }
+}
+
 template <uint32_t N>
 constexpr bool kLockFreeSize = N == 1 || N == 2 || N == 4 || N == 8 || N == 16;
 
@@ -326,6 +359,21 @@ void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* o
       if (op == Op::kReplace) std::memcpy(target, origin, data_bytes);
     } else {
       plain_apply<T>(op, target, origin, old);
+    }
+  });
+}
+
+void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
+                       std::size_t count) {
+  with_type(r, data_bytes, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    char* t = static_cast<char*>(target);
+    const char* o = static_cast<const char*>(origin);
+    if constexpr (std::is_arithmetic_v<T>) {
+      plain_array<T>(op, t, o, count);
+    } else {
+      const uint32_t step = element_bytes(r, data_bytes);
+      for (std::size_t i = 0; i < count; ++i) apply_plain(r, data_bytes, op, t + i * step, o + i * step, nullptr);
     }
   });
 }

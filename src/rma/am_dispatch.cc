@@ -29,7 +29,7 @@ std::atomic<int> endpoints{0};
 class CommInfo::Dispatch : public am::Handler {
  public:
   explicit Dispatch(CommInfo* ci) : ci_(ci) {}
-  bool on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n) override {
+  bool on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) override {
     const auto* r = reinterpret_cast<const am::Request*>(msg);
     Window* w = ci_->window(r->window);
     if (!w) {
@@ -37,7 +37,7 @@ class CommInfo::Dispatch : public am::Handler {
                  static_cast<unsigned long long>(r->window), src);
       return true;
     }
-    return w->am_on_request(ep, src, slot, msg, n);
+    return w->am_on_request(ep, src, msg, n);
   }
   bool advance(am::Endpoint& ep) override {
     bool did = false;
@@ -94,11 +94,16 @@ void CommInfo::stop_endpoint() {
 bool am_endpoints_exist() { return endpoints.load(std::memory_order_relaxed) > 0; }
 
 bool am_poll() {
+  // Not from inside a request being served: the request may hold what the next one needs.
+  thread_local bool polling = false;
+  if (polling) return false;
   std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
   if (!g.owns_lock()) return false;  // another thread is polling
+  polling = true;
   bool did = false;
   // Endpoints start and stop under the same lock, so the list cannot change meanwhile.
   for (CommInfo* ci : active()) did |= ci->endpoint()->poll();
+  polling = false;
   return did;
 }
 

@@ -19,8 +19,8 @@ namespace osprey::rma {
 
 // A request the target could not finish when it arrived.
 struct Deferred {
-  int slot = -1;            // receive slot still holding the message
-  const char* msg = nullptr;
+  const char* msg = nullptr;  // in the receive slot, or in `copy` once the request waits
+  std::vector<char> copy;     // a waiting request's own copy (the slot takes the next one)
   std::size_t n = 0;
   uint8_t stage = 0;
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};

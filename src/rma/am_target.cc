@@ -112,7 +112,7 @@ Status Window::check_where(const TargetView& t, uint64_t where, MPI_Count count,
   return kOk;
 }
 
-bool Window::am_on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n) {
+bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(msg);
   if (r.kind == Kind::kFence) {
     // Barrier signals are not ordered behind the sender's operations (they follow a flush).
@@ -128,10 +128,11 @@ bool Window::am_on_request(am::Endpoint& ep, int src, int slot, const char* msg,
   }
   OriginState& os = *am_->last_state;
   Deferred d;
-  d.slot = slot;
   d.msg = msg;
   d.n = n;
   if (os.queue.empty() && am_execute(ep, src, os, d)) return true;
+  d.copy.assign(msg, msg + n);
+  d.msg = d.copy.data();
   os.queue.push_back(std::move(d));
   ++am_->deferred;
   return false;
@@ -144,7 +145,7 @@ bool Window::am_advance_target(am::Endpoint& ep) {
     while (!os.queue.empty()) {
       Deferred& d = os.queue.front();
       if (!am_execute(ep, src, os, d)) break;
-      ep.release(d.slot);
+      ep.finished(src);
       os.queue.pop_front();
       --am_->deferred;
       did = true;

@@ -12,15 +12,14 @@ std::size_t Stripes::index(int local, uint64_t key) const {
   return static_cast<std::size_t>(h % v_->layout().stripes);
 }
 
+// Waits without polling progress: a holder never waits on anyone while it holds a stripe, and
+// progress could run a request here that needs a stripe this process already holds.
 void Stripes::lock(std::size_t i) const {
   std::atomic<uint32_t>& w = v_->stripe(i).word;
   if (w.exchange(1, std::memory_order_acquire) == 0) return;
   progress::Backoff b;
   for (;;) {
-    while (w.load(std::memory_order_relaxed) != 0) {
-      progress::poll();
-      b.pause();
-    }
+    while (w.load(std::memory_order_relaxed) != 0) b.pause();
     if (w.exchange(1, std::memory_order_acquire) == 0) return;
   }
 }

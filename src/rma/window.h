@@ -155,7 +155,7 @@ class Window {
   const char* path_name() const;
 
   // --- message path, called by the communicator's endpoint (rma/am_*.cc) ---
-  bool am_on_request(am::Endpoint& ep, int src, int slot, const char* msg, std::size_t n);
+  bool am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n);
   bool am_advance(am::Endpoint& ep);
 
  private:
@@ -163,7 +163,12 @@ class Window {
   // Fast path: the address of `bytes` at `disp` of a node-local segment target whose epoch
   // allows access, or nullptr if the general path must decide.
   inline char* fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
+  // True when nothing else may update rank's window memory meanwhile: this process holds an
+  // exclusive lock on it (so no other origin has an epoch there) and issues from one thread.
+  inline bool sole_updater(int rank);
   void setup_fast_targets();
+  // Everything after the segment that a request arriving for this window may need.
+  void finish_setup(const Args& a);
   Status target(int rank, TargetView& t) const;
   // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
   Status check_access(const TargetView& t);

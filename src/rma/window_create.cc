@@ -149,6 +149,22 @@ void Window::setup_fast_targets() {
   fast_count_ = n;
 }
 
+void Window::finish_setup(const Args& a) {
+  stripes_ = Stripes(&view_);
+  barrier_ = shm::NodeBarrier(view_.barrier_slots(), static_cast<uint32_t>(ci_->node_size()),
+                              static_cast<uint32_t>(ci_->node_rank()));
+  switch (a.flavor) {
+    case Flavor::kAllocate:
+    case Flavor::kShared:
+      base_ = view_.data(view_.info(static_cast<uint32_t>(ci_->node_rank())).data_offset);
+      break;
+    case Flavor::kCreate: base_ = a.base; break;
+    case Flavor::kDynamic: base_ = MPI_BOTTOM; break;
+  }
+  PMPI_Comm_group(ci_->priv(), &group_);
+  setup_fast_targets();
+}
+
 Status Window::create(const Args& a, Window** out) {
   if (a.comm == MPI_COMM_NULL) return Err(MPI_ERR_COMM, "osprey: window on MPI_COMM_NULL");
   Status local = kOk;
@@ -222,9 +238,12 @@ Status Window::create(const Args& a, Window** out) {
   }
   if (!ci->all_on_node())
     w->remote_.init(a.comm, v[2] == -v[3] && v[4] == -v[5], w->size_, w->disp_unit_);
-  // Registered before the final agreement: once any rank leaves it, every rank can take
-  // requests for this window.
-  if (s.ok()) ci->add_window(w->id_, w.get());
+  // Complete and registered before the final agreement: once any rank leaves it, requests for
+  // this window can reach ranks still waiting in it, whose progress serves them.
+  if (s.ok()) {
+    w->finish_setup(a);
+    ci->add_window(w->id_, w.get());
+  }
   int64_t ok[1] = {s.ok() ? 0 : static_cast<int64_t>(s.cls)};
   agree_max(a.comm, ok, 1);
   if (ok[0] != 0 && s.ok()) ci->remove_window(w->id_);
@@ -234,19 +253,6 @@ Status Window::create(const Args& a, Window** out) {
                   : s;
   }
 
-  w->stripes_ = Stripes(&w->view_);
-  w->barrier_ = shm::NodeBarrier(w->view_.barrier_slots(), static_cast<uint32_t>(ci->node_size()),
-                                 static_cast<uint32_t>(ci->node_rank()));
-  switch (a.flavor) {
-    case Flavor::kAllocate:
-    case Flavor::kShared:
-      w->base_ = w->view_.data(w->view_.info(static_cast<uint32_t>(ci->node_rank())).data_offset);
-      break;
-    case Flavor::kCreate: w->base_ = a.base; break;
-    case Flavor::kDynamic: w->base_ = MPI_BOTTOM; break;
-  }
-  PMPI_Comm_group(ci->priv(), &w->group_);
-  w->setup_fast_targets();
   OSPREY_LOG(1, "window %llu: flavor %d, %lld bytes, %d ranks (%d on this node), path %s",
              static_cast<unsigned long long>(w->id_), w->flavor_int_,
              static_cast<long long>(w->size_), w->nranks_, ci->node_size(), w->path_name());

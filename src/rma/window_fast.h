@@ -48,6 +48,12 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
   return f.base + off;
 }
 
+inline bool Window::sole_updater(int rank) {
+  if (access_ != Access::kLock || threads_) return false;
+  const LockEntry* e = find_lock(rank);
+  return e && e->type == MPI_LOCK_EXCLUSIVE;
+}
+
 inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
@@ -72,6 +78,10 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
     char* te = fast_address(rank, disp, ocount * t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
+      if (ocount > 1 && sole_updater(rank)) {
+        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, static_cast<std::size_t>(ocount));
+        return kOk;
+      }
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))

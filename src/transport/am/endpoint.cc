@@ -30,7 +30,6 @@ Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
                 static_cast<uint32_t>(c.banked_credits), size_, me_);
   space_.resize(nslots * slot_bytes_);
   slot_req_.assign(nslots, MPI_REQUEST_NULL);
-  slot_src_.assign(nslots, -1);
   for (uint32_t i = 0; i < nslots; ++i) post(static_cast<int>(i));
   PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
   OSPREY_LOG(1, "message endpoint: %u request slots (%u posted) of %zu bytes, %u credits per "
@@ -206,11 +205,9 @@ void Endpoint::on_system(int src, const System& s) {
   }
 }
 
-void Endpoint::release(int slot) {
-  const int src = slot_src_[static_cast<std::size_t>(slot)];
+void Endpoint::finished(int src) {
   const uint32_t back = credits_.processed(src);
   if (back) send_system(src, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
-  post(slot);
 }
 
 bool Endpoint::reap_sends() {
@@ -251,7 +248,6 @@ bool Endpoint::poll() {
     did = true;
     int count = 0;
     PMPI_Get_count(&st, MPI_BYTE, &count);
-    slot_src_[static_cast<std::size_t>(slot)] = st.MPI_SOURCE;
     const char* msg = space_.data() + static_cast<std::size_t>(slot) * slot_bytes_;
     const Request* r = reinterpret_cast<const Request*>(msg);
     if (r->credits_back) credits_.returned(st.MPI_SOURCE, r->credits_back);
@@ -261,8 +257,11 @@ bool Endpoint::poll() {
                    st.MPI_SOURCE);
     }
     credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
-    if (handler_->on_request(*this, st.MPI_SOURCE, slot, msg, static_cast<std::size_t>(count)))
-      release(slot);
+    // A request that waits (for a lock, say) must not keep its slot: with every slot held by
+    // waiting requests, the unlock that ends the wait could never be received.
+    if (handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count)))
+      finished(st.MPI_SOURCE);
+    post(slot);
   }
   did |= handler_->advance(*this);
   if ((polls_ & 31) == 0 || sends_.size() > 32) did |= reap_sends();

@@ -27,9 +27,10 @@ class Endpoint;
 class Handler {
  public:
   virtual ~Handler() = default;
-  // A request arrived from `src` in slot `slot`. Returns true if the slot may be reposted at
-  // once; otherwise the handler keeps the message and calls Endpoint::release(slot) later.
-  virtual bool on_request(Endpoint& ep, int src, int slot, const char* msg, std::size_t n) = 0;
+  // A request arrived from `src`; msg is valid during the call only. Returns true if the request
+  // is finished; otherwise the handler keeps a copy and calls Endpoint::finished(src) once it
+  // is. The slot takes the next request either way; the sender's credit comes back only then.
+  virtual bool on_request(Endpoint& ep, int src, const char* msg, std::size_t n) = 0;
   // Lets the handler advance work that waits on something other than a new request.
   virtual bool advance(Endpoint& ep) = 0;
 };
@@ -70,8 +71,8 @@ class Endpoint {
   // t + 3.
   int new_tags();
 
-  // The handler finished with a kept slot: repost it.
-  void release(int slot);
+  // The handler finished a request it kept: the sender's credit for it may go back.
+  void finished(int src);
 
   // Runs arriving requests and system messages, and completes sends. True if it did work.
   bool poll();
@@ -100,7 +101,6 @@ class Endpoint {
   std::size_t slot_bytes_ = 0;
   std::vector<char> space_;
   std::vector<MPI_Request> slot_req_;
-  std::vector<int> slot_src_;  // who filled each slot (valid while the handler keeps it)
   std::deque<int> posted_;  // slots in posting order
   System sys_in_{};
   MPI_Request sys_req_ = MPI_REQUEST_NULL;
