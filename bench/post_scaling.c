@@ -52,11 +52,16 @@ int main(int argc, char** argv) {
   int bad = size < 2;
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) bad = 1;
-    else if (!strcmp(argv[i], "-o")) op = argv[++i];
-    else if (!strcmp(argv[i], "-b")) batch = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t")) seconds = atof(argv[++i]) * 1e-3;
-    else bad = 1;
+    if (!v)
+      bad = 1;
+    else if (!strcmp(argv[i], "-o"))
+      op = argv[++i];
+    else if (!strcmp(argv[i], "-b"))
+      batch = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-t"))
+      seconds = atof(argv[++i]) * 1e-3;
+    else
+      bad = 1;
   }
   if (bad || (strcmp(op, "put") && strcmp(op, "acc")) || batch < 1) {
     if (rank == 0) fprintf(stderr, "usage: post_scaling [-o put|acc] [-b batch] [-t ms]\n");
@@ -65,8 +70,8 @@ int main(int argc, char** argv) {
   }
   struct bench_window w;
   bench_window_open(&w, "allocate", 64 * 8, 0);
-  struct posting p = {.acc = !strcmp(op, "acc"), .rank = rank, .batch = batch, .win = w.win,
-                      .value = 1};
+  struct posting p = {
+      .acc = !strcmp(op, "acc"), .rank = rank, .batch = batch, .win = w.win, .value = 1};
   MPI_Win_lock_all(0, w.win);
   for (int k = 1; k < size; k = k * 2 >= size && k != size - 1 ? size - 1 : k * 2) {
     p.targets = k;

@@ -58,9 +58,11 @@ int main(int argc, char** argv) {
   if (iters < 3) iters = 3;
 
   enum { START, COMPLETE, POST, WAIT, EPOCH, FENCE, N };
-  const char* names[N] = {"pscw_start", "pscw_complete", "pscw_post", "pscw_wait", "pscw_epoch", "fence"};
+  const char* names[N] = {"pscw_start", "pscw_complete", "pscw_post",
+                          "pscw_wait",  "pscw_epoch",    "fence"};
   double* t[N];
-  for (int k = 0; k < N; k++) t[k] = calloc((size_t)reps, sizeof(double));
+  for (int k = 0; k < N; k++)
+    t[k] = calloc((size_t)reps, sizeof(double));
   for (int r = 0; r < reps; r++) {
     double acc[N] = {0};
     MPI_Barrier(MPI_COMM_WORLD);
@@ -87,11 +89,13 @@ int main(int argc, char** argv) {
     acc[EPOCH] = MPI_Wtime() - e0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double f0 = MPI_Wtime();
-    for (long i = 0; i < iters; i++) MPI_Win_fence(0, win);
+    for (long i = 0; i < iters; i++)
+      MPI_Win_fence(0, win);
     acc[FENCE] = MPI_Wtime() - f0;
     double worst[N];
     MPI_Reduce(acc, worst, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    for (int k = 0; k < N; k++) t[k][r] = worst[k] / iters * 1e6;
+    for (int k = 0; k < N; k++)
+      t[k][r] = worst[k] / iters * 1e6;
   }
   if (rank == 0) {
     for (int k = 0; k < N; k++) {
@@ -102,7 +106,8 @@ int main(int argc, char** argv) {
   MPI_Group_free(&targets);
   MPI_Group_free(&world);
   MPI_Win_free(&win);
-  for (int k = 0; k < N; k++) free(t[k]);
+  for (int k = 0; k < N; k++)
+    free(t[k]);
   MPI_Finalize();
   return 0;
 }

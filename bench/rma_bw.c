@@ -28,8 +28,7 @@ struct bandwidth {
 static void body(void* ctx, long iters) {
   const struct bandwidth* b = ctx;
   const char* s = b->sync;
-  const int lock = !strcmp(s, "lock"), lock_all = !strcmp(s, "lock_all"),
-            pscw = !strcmp(s, "pscw");
+  const int lock = !strcmp(s, "lock"), lock_all = !strcmp(s, "lock_all"), pscw = !strcmp(s, "pscw");
   for (long it = 0; it < iters; it++) {
     if (pscw && b->passive_target) MPI_Win_post(b->peer_group, 0, b->win);
     if (b->active) {
@@ -40,8 +39,10 @@ static void body(void* ctx, long iters) {
         char* buf = b->local + k * b->n;
         const MPI_Aint disp = b->base + k * b->n;
         const int n = (int)b->n;
-        if (b->is_put) MPI_Put(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
-        else MPI_Get(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
+        if (b->is_put)
+          MPI_Put(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
+        else
+          MPI_Get(buf, n, MPI_BYTE, b->peer, disp, n, MPI_BYTE, b->win);
       }
       if (!strcmp(s, "flush")) MPI_Win_flush(b->peer, b->win);
       if (lock) MPI_Win_unlock(b->peer, b->win);
@@ -64,16 +65,26 @@ int main(int argc, char** argv) {
   int bad = size < 2;
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) bad = 1;
-    else if (!strcmp(argv[i], "-o")) ops = argv[++i];
-    else if (!strcmp(argv[i], "-s")) sync = argv[++i];
-    else if (!strcmp(argv[i], "-f")) flavor = argv[++i];
-    else if (!strcmp(argv[i], "-w")) window = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-m")) min = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-M")) max = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-S")) span = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t")) seconds = atof(argv[++i]) * 1e-3;
-    else bad = 1;
+    if (!v)
+      bad = 1;
+    else if (!strcmp(argv[i], "-o"))
+      ops = argv[++i];
+    else if (!strcmp(argv[i], "-s"))
+      sync = argv[++i];
+    else if (!strcmp(argv[i], "-f"))
+      flavor = argv[++i];
+    else if (!strcmp(argv[i], "-w"))
+      window = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-m"))
+      min = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-M"))
+      max = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-S"))
+      span = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-t"))
+      seconds = atof(argv[++i]) * 1e-3;
+    else
+      bad = 1;
   }
   const char* syncs = "flush,lock,lock_all,fence,pscw";
   if (!bench_listed(syncs, sync) || min < 1 || max < min || window < 1) bad = 1;
@@ -82,14 +93,16 @@ int main(int argc, char** argv) {
   struct bench_window w;
   if (bad || bench_window_open(&w, flavor, span, peer) != 0) {
     if (rank == 0)
-      fprintf(stderr, "usage: rma_bw [-o put,get,put_bi,get_bi] [-s %s] "
-                      "[-f allocate|create|dynamic] [-w window] [-m min] [-M max] [-S span] "
-                      "[-t ms] (2+ ranks)\n", syncs);
+      fprintf(stderr,
+              "usage: rma_bw [-o put,get,put_bi,get_bi] [-s %s] "
+              "[-f allocate|create|dynamic] [-w window] [-m min] [-M max] [-S span] "
+              "[-t ms] (2+ ranks)\n",
+              syncs);
     MPI_Finalize();
     return 2;
   }
-  struct bandwidth b = {.sync = sync, .rank = rank, .peer = peer, .base = w.peer_base,
-                        .win = w.win};
+  struct bandwidth b = {
+      .sync = sync, .rank = rank, .peer = peer, .base = w.peer_base, .win = w.win};
   b.local = malloc((size_t)span);
   memset(b.local, rank + 1, (size_t)span);
   MPI_Group world;

@@ -37,8 +37,12 @@ struct latency {
 static void issue(const struct latency* l) {
   const MPI_Aint d = l->disp;
   switch (l->op) {
-    case PUT: MPI_Put(l->src, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win); break;
-    case GET: MPI_Get(l->dst, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win); break;
+    case PUT:
+      MPI_Put(l->src, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win);
+      break;
+    case GET:
+      MPI_Get(l->dst, l->count, MPI_BYTE, 1, d, l->count, MPI_BYTE, l->win);
+      break;
     case ACC:
       MPI_Accumulate(l->src, l->count, MPI_INT64_T, 1, d, l->count, MPI_INT64_T, MPI_SUM, l->win);
       break;
@@ -46,9 +50,14 @@ static void issue(const struct latency* l) {
       MPI_Get_accumulate(l->src, l->count, MPI_INT64_T, l->dst, l->count, MPI_INT64_T, 1, d,
                          l->count, MPI_INT64_T, MPI_SUM, l->win);
       break;
-    case FOP: MPI_Fetch_and_op(l->src, l->dst, MPI_INT64_T, 1, d, MPI_SUM, l->win); break;
-    case CAS: MPI_Compare_and_swap(l->src, l->cmp, l->dst, MPI_INT64_T, 1, d, l->win); break;
-    default: break;
+    case FOP:
+      MPI_Fetch_and_op(l->src, l->dst, MPI_INT64_T, 1, d, MPI_SUM, l->win);
+      break;
+    case CAS:
+      MPI_Compare_and_swap(l->src, l->cmp, l->dst, MPI_INT64_T, 1, d, l->win);
+      break;
+    default:
+      break;
   }
 }
 
@@ -90,23 +99,34 @@ int main(int argc, char** argv) {
   int reps = 5, bad = size < 2;
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) bad = 1;
-    else if (!strcmp(argv[i], "-f")) flavor = argv[++i];
-    else if (!strcmp(argv[i], "-s")) sync = argv[++i];
-    else if (!strcmp(argv[i], "-o")) ops = argv[++i];
-    else if (!strcmp(argv[i], "-m")) min = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-M")) max = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t")) seconds = atof(argv[++i]) * 1e-3;
-    else if (!strcmp(argv[i], "-r")) reps = atoi(argv[++i]);
-    else bad = 1;
+    if (!v)
+      bad = 1;
+    else if (!strcmp(argv[i], "-f"))
+      flavor = argv[++i];
+    else if (!strcmp(argv[i], "-s"))
+      sync = argv[++i];
+    else if (!strcmp(argv[i], "-o"))
+      ops = argv[++i];
+    else if (!strcmp(argv[i], "-m"))
+      min = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-M"))
+      max = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-t"))
+      seconds = atof(argv[++i]) * 1e-3;
+    else if (!strcmp(argv[i], "-r"))
+      reps = atoi(argv[++i]);
+    else
+      bad = 1;
   }
   const char* syncs = "flush,lock,lock_all,fence,pscw";
   if (!bench_listed(syncs, sync) || min < 1 || max < min || reps < 1) bad = 1;
   struct bench_window w;
   if (bad || bench_window_open(&w, flavor, max < 8 ? 8 : max, 1) != 0) {
     if (rank == 0)
-      fprintf(stderr, "usage: rma_latency [-f allocate|create|dynamic] [-s %s] [-o ops] "
-                      "[-m min] [-M max] [-t ms] [-r reps] (2+ ranks)\n", syncs);
+      fprintf(stderr,
+              "usage: rma_latency [-f allocate|create|dynamic] [-s %s] [-o ops] "
+              "[-m min] [-M max] [-t ms] [-r reps] (2+ ranks)\n",
+              syncs);
     MPI_Finalize();
     return 2;
   }

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   const int bins = argc > 2 ? atoi(argv[2]) : 4096;
   const int rounds = argc > 3 ? atoi(argv[3]) : 200;
 
-  const int owned = (bins + size - 1) / size;  /* bins per owner (upper bound) */
+  const int owned = (bins + size - 1) / size; /* bins per owner (upper bound) */
   /* Window: one slot of `owned` counters per origin. */
   int64_t* slots;
   MPI_Win win;
@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     memset(partial, 0, sizeof(int64_t) * (size_t)owned * (size_t)size);
     for (long i = 0; i < per_round; i++) {
       /* A skewed distribution: the sum of two uniforms. */
-      const int b = (int)((next_random(&seed) % (uint64_t)bins + next_random(&seed) % (uint64_t)bins) / 2);
+      const int b =
+          (int)((next_random(&seed) % (uint64_t)bins + next_random(&seed) % (uint64_t)bins) / 2);
       partial[(size_t)(b % size) * (size_t)owned + (size_t)(b / size)]++;
     }
     for (int t = 0; t < size; t++)
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
               owned, MPI_INT64_T, win);
     MPI_Win_fence(0, win);
     for (int o = 0; o < size; o++)
-      for (int j = 0; j < owned; j++) total[j] += slots[(size_t)o * (size_t)owned + (size_t)j];
+      for (int j = 0; j < owned; j++)
+        total[j] += slots[(size_t)o * (size_t)owned + (size_t)j];
     MPI_Win_fence(0, win);
   }
   /* Publish totals in slot 0 of each window and let rank 0 collect them. */
@@ -91,10 +93,11 @@ int main(int argc, char** argv) {
     }
     const int64_t want = (int64_t)per_round * rounds * size;
     status = sum != want;
-    printf("histogram [%s]: %d ranks, %d bins, %d fence rounds, %lld samples: %.3f s, "
-           "peak bin %lld (%lld), digest %016llx %s\n",
-           engine, size, bins, rounds, (long long)sum, elapsed, (long long)peak_bin,
-           (long long)peak, (unsigned long long)digest, status ? "MISMATCH" : "ok");
+    printf(
+        "histogram [%s]: %d ranks, %d bins, %d fence rounds, %lld samples: %.3f s, "
+        "peak bin %lld (%lld), digest %016llx %s\n",
+        engine, size, bins, rounds, (long long)sum, elapsed, (long long)peak_bin, (long long)peak,
+        (unsigned long long)digest, status ? "MISMATCH" : "ok");
     free(all);
   }
   MPI_Win_free(&win);

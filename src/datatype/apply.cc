@@ -31,15 +31,13 @@ struct Tag {
 template <class T>
 constexpr bool kIsPair =
     std::is_same_v<T, FloatInt> || std::is_same_v<T, DoubleInt> || std::is_same_v<T, LongInt> ||
-    std::is_same_v<T, ShortInt> || std::is_same_v<T, IntInt> ||
-    std::is_same_v<T, LongDoubleInt> || std::is_same_v<T, FloatFloat> ||
-    std::is_same_v<T, DoubleDouble>;
+    std::is_same_v<T, ShortInt> || std::is_same_v<T, IntInt> || std::is_same_v<T, LongDoubleInt> ||
+    std::is_same_v<T, FloatFloat> || std::is_same_v<T, DoubleDouble>;
 
 template <class T>
-constexpr bool kIsComplex = std::is_same_v<T, std::complex<float>> ||
-                            std::is_same_v<T, std::complex<double>> ||
-                            std::is_same_v<T, std::complex<long double>> ||
-                            std::is_same_v<T, Quad>;
+constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
+    std::is_same_v<T, std::complex<long double>> || std::is_same_v<T, Quad>;
 
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, __float128>;
@@ -48,41 +46,73 @@ constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, __flo
 template <class F>
 void with_type(Repr r, uint32_t data_bytes, F&& f) {
   switch (r) {
-    case Repr::kI8: return f(Tag<int8_t>{});
-    case Repr::kU8: return f(Tag<uint8_t>{});
-    case Repr::kI16: return f(Tag<int16_t>{});
-    case Repr::kU16: return f(Tag<uint16_t>{});
-    case Repr::kI32: return f(Tag<int32_t>{});
-    case Repr::kU32: return f(Tag<uint32_t>{});
-    case Repr::kI64: return f(Tag<int64_t>{});
-    case Repr::kU64: return f(Tag<uint64_t>{});
-    case Repr::kF32: return f(Tag<float>{});
-    case Repr::kF64: return f(Tag<double>{});
-    case Repr::kF80: return f(Tag<long double>{});
-    case Repr::kF128: return f(Tag<__float128>{});
-    case Repr::kC32: return f(Tag<std::complex<float>>{});
-    case Repr::kC64: return f(Tag<std::complex<double>>{});
-    case Repr::kC80: return f(Tag<std::complex<long double>>{});
-    case Repr::kC128: return f(Tag<Quad>{});
-    case Repr::kBool8: return f(Tag<Bool8>{});
-    case Repr::kLogical4: return f(Tag<Logical4>{});
-    case Repr::kPairF32I32: return f(Tag<FloatInt>{});
-    case Repr::kPairF64I32: return f(Tag<DoubleInt>{});
-    case Repr::kPairI64I32: return f(Tag<LongInt>{});
-    case Repr::kPairI16I32: return f(Tag<ShortInt>{});
-    case Repr::kPairI32I32: return f(Tag<IntInt>{});
-    case Repr::kPairF80I32: return f(Tag<LongDoubleInt>{});
-    case Repr::kPairF32F32: return f(Tag<FloatFloat>{});
-    case Repr::kPairF64F64: return f(Tag<DoubleDouble>{});
+    case Repr::kI8:
+      return f(Tag<int8_t>{});
+    case Repr::kU8:
+      return f(Tag<uint8_t>{});
+    case Repr::kI16:
+      return f(Tag<int16_t>{});
+    case Repr::kU16:
+      return f(Tag<uint16_t>{});
+    case Repr::kI32:
+      return f(Tag<int32_t>{});
+    case Repr::kU32:
+      return f(Tag<uint32_t>{});
+    case Repr::kI64:
+      return f(Tag<int64_t>{});
+    case Repr::kU64:
+      return f(Tag<uint64_t>{});
+    case Repr::kF32:
+      return f(Tag<float>{});
+    case Repr::kF64:
+      return f(Tag<double>{});
+    case Repr::kF80:
+      return f(Tag<long double>{});
+    case Repr::kF128:
+      return f(Tag<__float128>{});
+    case Repr::kC32:
+      return f(Tag<std::complex<float>>{});
+    case Repr::kC64:
+      return f(Tag<std::complex<double>>{});
+    case Repr::kC80:
+      return f(Tag<std::complex<long double>>{});
+    case Repr::kC128:
+      return f(Tag<Quad>{});
+    case Repr::kBool8:
+      return f(Tag<Bool8>{});
+    case Repr::kLogical4:
+      return f(Tag<Logical4>{});
+    case Repr::kPairF32I32:
+      return f(Tag<FloatInt>{});
+    case Repr::kPairF64I32:
+      return f(Tag<DoubleInt>{});
+    case Repr::kPairI64I32:
+      return f(Tag<LongInt>{});
+    case Repr::kPairI16I32:
+      return f(Tag<ShortInt>{});
+    case Repr::kPairI32I32:
+      return f(Tag<IntInt>{});
+    case Repr::kPairF80I32:
+      return f(Tag<LongDoubleInt>{});
+    case Repr::kPairF32F32:
+      return f(Tag<FloatFloat>{});
+    case Repr::kPairF64F64:
+      return f(Tag<DoubleDouble>{});
     case Repr::kBytes:
     case Repr::kNone:
       switch (data_bytes) {
-        case 1: return f(Tag<Bytes<1>>{});
-        case 2: return f(Tag<Bytes<2>>{});
-        case 4: return f(Tag<Bytes<4>>{});
-        case 8: return f(Tag<Bytes<8>>{});
-        case 16: return f(Tag<Bytes<16>>{});
-        default: return f(Tag<OddBytes>{});
+        case 1:
+          return f(Tag<Bytes<1>>{});
+        case 2:
+          return f(Tag<Bytes<2>>{});
+        case 4:
+          return f(Tag<Bytes<4>>{});
+        case 8:
+          return f(Tag<Bytes<8>>{});
+        case 16:
+          return f(Tag<Bytes<16>>{});
+        default:
+          return f(Tag<OddBytes>{});
       }
   }
 }
@@ -95,25 +125,41 @@ template <class T>
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-      case Op::kSum: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-      case Op::kProd: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-      case Op::kMax: return a > b ? a : b;
-      case Op::kMin: return a < b ? a : b;
-      case Op::kLand: return static_cast<T>(a && b);
-      case Op::kLor: return static_cast<T>(a || b);
-      case Op::kLxor: return static_cast<T>(!a != !b);
-      case Op::kBand: return static_cast<T>(a & b);
-      case Op::kBor: return static_cast<T>(a | b);
-      case Op::kBxor: return static_cast<T>(a ^ b);
-      default: return a;
+      case Op::kSum:
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+      case Op::kProd:
+        return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+      case Op::kMax:
+        return a > b ? a : b;
+      case Op::kMin:
+        return a < b ? a : b;
+      case Op::kLand:
+        return static_cast<T>(a && b);
+      case Op::kLor:
+        return static_cast<T>(a || b);
+      case Op::kLxor:
+        return static_cast<T>(!a != !b);
+      case Op::kBand:
+        return static_cast<T>(a & b);
+      case Op::kBor:
+        return static_cast<T>(a | b);
+      case Op::kBxor:
+        return static_cast<T>(a ^ b);
+      default:
+        return a;
     }
   } else if constexpr (kIsFloat<T>) {
     switch (op) {
-      case Op::kSum: return a + b;
-      case Op::kProd: return a * b;
-      case Op::kMax: return a > b ? a : b;
-      case Op::kMin: return a < b ? a : b;
-      default: return a;
+      case Op::kSum:
+        return a + b;
+      case Op::kProd:
+        return a * b;
+      case Op::kMax:
+        return a > b ? a : b;
+      case Op::kMin:
+        return a < b ? a : b;
+      default:
+        return a;
     }
   } else if constexpr (std::is_same_v<T, Quad>) {
     if (op == Op::kSum) return Quad{a.re + b.re, a.im + b.im};
@@ -196,8 +242,10 @@ struct Word<16> {
 
 bool cas16(void* addr, unsigned __int128* expected, unsigned __int128 desired) {
 #if defined(__x86_64__)
-  uint64_t exp_lo = static_cast<uint64_t>(*expected), exp_hi = static_cast<uint64_t>(*expected >> 64);
-  const uint64_t des_lo = static_cast<uint64_t>(desired), des_hi = static_cast<uint64_t>(desired >> 64);
+  uint64_t exp_lo = static_cast<uint64_t>(*expected),
+           exp_hi = static_cast<uint64_t>(*expected >> 64);
+  const uint64_t des_lo = static_cast<uint64_t>(desired),
+                 des_hi = static_cast<uint64_t>(desired >> 64);
   bool ok;
   asm volatile("lock cmpxchg16b %1"
                : "=@ccz"(ok), "+m"(*static_cast<unsigned __int128*>(addr)), "+a"(exp_lo),
@@ -251,13 +299,28 @@ void atomic_apply(Op op, void* target, const void* origin, void* old) {
     W prev;
     bool done = true;
     switch (op) {
-      case Op::kSum: prev = __atomic_fetch_add(static_cast<W*>(target), x, __ATOMIC_SEQ_CST); break;
-      case Op::kBand: prev = __atomic_fetch_and(static_cast<W*>(target), x, __ATOMIC_SEQ_CST); break;
-      case Op::kBor: prev = __atomic_fetch_or(static_cast<W*>(target), x, __ATOMIC_SEQ_CST); break;
-      case Op::kBxor: prev = __atomic_fetch_xor(static_cast<W*>(target), x, __ATOMIC_SEQ_CST); break;
-      case Op::kReplace: prev = __atomic_exchange_n(static_cast<W*>(target), x, __ATOMIC_SEQ_CST); break;
-      case Op::kNoOp: prev = __atomic_load_n(static_cast<W*>(target), __ATOMIC_SEQ_CST); break;
-      default: done = false; prev = 0; break;
+      case Op::kSum:
+        prev = __atomic_fetch_add(static_cast<W*>(target), x, __ATOMIC_SEQ_CST);
+        break;
+      case Op::kBand:
+        prev = __atomic_fetch_and(static_cast<W*>(target), x, __ATOMIC_SEQ_CST);
+        break;
+      case Op::kBor:
+        prev = __atomic_fetch_or(static_cast<W*>(target), x, __ATOMIC_SEQ_CST);
+        break;
+      case Op::kBxor:
+        prev = __atomic_fetch_xor(static_cast<W*>(target), x, __ATOMIC_SEQ_CST);
+        break;
+      case Op::kReplace:
+        prev = __atomic_exchange_n(static_cast<W*>(target), x, __ATOMIC_SEQ_CST);
+        break;
+      case Op::kNoOp:
+        prev = __atomic_load_n(static_cast<W*>(target), __ATOMIC_SEQ_CST);
+        break;
+      default:
+        done = false;
+        prev = 0;
+        break;
     }
     if (done) {
       if (old) std::memcpy(old, &prev, sizeof prev);
@@ -302,25 +365,36 @@ void plain_array(Op op, char* target, const char* origin, std::size_t n) {
   auto loop = [&](auto fixed) {
     constexpr Op k = decltype(fixed)::value;
     for (std::size_t i = 0; i < n; ++i) {
-      const T v = combine(k, load_plain<T>(target + i * sizeof(T)),
-                          load_plain<T>(origin + i * sizeof(T)));
+      const T v =
+          combine(k, load_plain<T>(target + i * sizeof(T)), load_plain<T>(origin + i * sizeof(T)));
       std::memcpy(target + i * sizeof(T), &v, sizeof v);
     }
   };
   switch (op) {
-    case Op::kSum: return loop(std::integral_constant<Op, Op::kSum>{});
-    case Op::kProd: return loop(std::integral_constant<Op, Op::kProd>{});
-    case Op::kMax: return loop(std::integral_constant<Op, Op::kMax>{});
-    case Op::kMin: return loop(std::integral_constant<Op, Op::kMin>{});
-    case Op::kReplace: std::memcpy(target, origin, n * sizeof(T)); return;
-    case Op::kNoOp: return;
+    case Op::kSum:
+      return loop(std::integral_constant<Op, Op::kSum>{});
+    case Op::kProd:
+      return loop(std::integral_constant<Op, Op::kProd>{});
+    case Op::kMax:
+      return loop(std::integral_constant<Op, Op::kMax>{});
+    case Op::kMin:
+      return loop(std::integral_constant<Op, Op::kMin>{});
+    case Op::kReplace:
+      std::memcpy(target, origin, n * sizeof(T));
+      return;
+    case Op::kNoOp:
+      return;
     default:
       if constexpr (std::is_integral_v<T>) {
         switch (op) {
-          case Op::kBand: return loop(std::integral_constant<Op, Op::kBand>{});
-          case Op::kBor: return loop(std::integral_constant<Op, Op::kBor>{});
-          case Op::kBxor: return loop(std::integral_constant<Op, Op::kBxor>{});
-          default: break;
+          case Op::kBand:
+            return loop(std::integral_constant<Op, Op::kBand>{});
+          case Op::kBor:
+            return loop(std::integral_constant<Op, Op::kBor>{});
+          case Op::kBxor:
+            return loop(std::integral_constant<Op, Op::kBxor>{});
+          default:
+            break;
         }
       }
       for (std::size_t i = 0; i < n; ++i)
@@ -340,8 +414,7 @@ bool lock_free(Repr r, uint32_t data_bytes, const void* addr) {
   return reinterpret_cast<uintptr_t>(addr) % n == 0;
 }
 
-void apply_atomic(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
-                  void* old) {
+void apply_atomic(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin, void* old) {
   with_type(r, data_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, OddBytes> && kLockFreeSize<sizeof(T)>)
@@ -349,8 +422,7 @@ void apply_atomic(Repr r, uint32_t data_bytes, Op op, void* target, const void* 
   });
 }
 
-void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
-                 void* old) {
+void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin, void* old) {
   with_type(r, data_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, OddBytes>) {
@@ -373,13 +445,14 @@ void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const v
       plain_array<T>(op, t, o, count);
     } else {
       const uint32_t step = element_bytes(r, data_bytes);
-      for (std::size_t i = 0; i < count; ++i) apply_plain(r, data_bytes, op, t + i * step, o + i * step, nullptr);
+      for (std::size_t i = 0; i < count; ++i)
+        apply_plain(r, data_bytes, op, t + i * step, o + i * step, nullptr);
     }
   });
 }
 
-void cas_atomic(Repr r, uint32_t data_bytes, void* target, const void* origin,
-                const void* compare, void* old) {
+void cas_atomic(Repr r, uint32_t data_bytes, void* target, const void* origin, const void* compare,
+                void* old) {
   with_type(r, data_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, OddBytes> && kLockFreeSize<sizeof(T)>) {
@@ -391,8 +464,8 @@ void cas_atomic(Repr r, uint32_t data_bytes, void* target, const void* origin,
   });
 }
 
-void cas_plain(Repr r, uint32_t data_bytes, void* target, const void* origin,
-               const void* compare, void* old) {
+void cas_plain(Repr r, uint32_t data_bytes, void* target, const void* origin, const void* compare,
+               void* old) {
   const uint32_t n = element_bytes(r, data_bytes);
   unsigned char cur[32];
   std::memcpy(cur, target, n);

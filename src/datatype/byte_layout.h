@@ -13,7 +13,7 @@ struct ByteLayout {
   void* addr = nullptr;  // buffer argument for the MPI call
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
-  bool owned = false;    // type must be freed after the transfer
+  bool owned = false;  // type must be freed after the transfer
 };
 
 ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t);

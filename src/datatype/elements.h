@@ -12,7 +12,8 @@ class ElementCursor {
  public:
   ElementCursor(const void* base, MPI_Count count, const TypeInfo& t)
       : base_(static_cast<char*>(const_cast<void*>(base))), count_(count), t_(t) {
-    if (t.dense) left_dense_ = t.elem_size ? static_cast<std::size_t>(count) * t.size / t.elem_size : 0;
+    if (t.dense)
+      left_dense_ = t.elem_size ? static_cast<std::size_t>(count) * t.size / t.elem_size : 0;
   }
 
   // The next element's first byte, or false at the end.

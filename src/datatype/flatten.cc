@@ -39,7 +39,8 @@ void merge_kind(Flat& into, const Flat& child) {
 
 // Appends `child` shifted by `shift` bytes.
 void append(Flat& into, const Flat& child, MPI_Aint shift) {
-  for (const Block& b : child.blocks) add_block(into, shift + b.off, b.len);
+  for (const Block& b : child.blocks)
+    add_block(into, shift + b.off, b.len);
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
@@ -85,7 +86,8 @@ Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& ou
   for (;;) {
     MPI_Aint off = 0;
     for (int d = 0; d < nd; ++d)
-      off += static_cast<MPI_Aint>(starts[d] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
+      off += static_cast<MPI_Aint>(starts[d] + idx[static_cast<size_t>(d)]) *
+             stride[static_cast<size_t>(d)];
     append(out, child, off);
     // Advance the fastest-varying dimension first.
     int k = 0;
@@ -102,7 +104,8 @@ Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& ou
 
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
-    for (const Block& b : p->blocks) add_block(out, b.off, b.len);
+    for (const Block& b : p->blocks)
+      add_block(out, b.off, b.len);
     Flat k;
     k.cat = p->cat;
     k.repr = p->repr;
@@ -147,12 +150,17 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       const int count = ints[0];
       const int bl = comb == MPI_COMBINER_CONTIGUOUS ? 1 : ints[1];
       MPI_Aint stride_bytes = 0;
-      if (comb == MPI_COMBINER_VECTOR) stride_bytes = static_cast<MPI_Aint>(ints[2]) * ext;
-      else if (comb == MPI_COMBINER_HVECTOR) stride_bytes = aints[0];
-      else if (comb == MPI_COMBINER_HVECTOR_INTEGER) stride_bytes = ints[2];
-      else stride_bytes = ext;
+      if (comb == MPI_COMBINER_VECTOR)
+        stride_bytes = static_cast<MPI_Aint>(ints[2]) * ext;
+      else if (comb == MPI_COMBINER_HVECTOR)
+        stride_bytes = aints[0];
+      else if (comb == MPI_COMBINER_HVECTOR_INTEGER)
+        stride_bytes = ints[2];
+      else
+        stride_bytes = ext;
       for (int i = 0; i < count; ++i)
-        for (int j = 0; j < bl; ++j) append(out, child, i * stride_bytes + j * ext);
+        for (int j = 0; j < bl; ++j)
+          append(out, child, i * stride_bytes + j * ext);
       merge_kind(out, child);
       return kOk;
     }
@@ -170,12 +178,21 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         const int bl = block ? ints[1] : ints[1 + i];
         MPI_Aint disp = 0;
         switch (comb) {
-          case MPI_COMBINER_INDEXED: disp = static_cast<MPI_Aint>(ints[1 + count + i]) * ext; break;
-          case MPI_COMBINER_INDEXED_BLOCK: disp = static_cast<MPI_Aint>(ints[2 + i]) * ext; break;
-          case MPI_COMBINER_HINDEXED_INTEGER: disp = ints[1 + count + i]; break;
-          default: disp = aints[static_cast<size_t>(i)]; break;
+          case MPI_COMBINER_INDEXED:
+            disp = static_cast<MPI_Aint>(ints[1 + count + i]) * ext;
+            break;
+          case MPI_COMBINER_INDEXED_BLOCK:
+            disp = static_cast<MPI_Aint>(ints[2 + i]) * ext;
+            break;
+          case MPI_COMBINER_HINDEXED_INTEGER:
+            disp = ints[1 + count + i];
+            break;
+          default:
+            disp = aints[static_cast<size_t>(i)];
+            break;
         }
-        for (int j = 0; j < bl; ++j) append(out, child, disp + j * ext);
+        for (int j = 0; j < bl; ++j)
+          append(out, child, disp + j * ext);
       }
       merge_kind(out, child);
       return kOk;
@@ -193,7 +210,8 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         }
         const MPI_Aint disp =
             comb == MPI_COMBINER_STRUCT ? aints[static_cast<size_t>(i)] : ints[1 + count + i];
-        for (int j = 0; j < ints[1 + i]; ++j) append(out, child, disp + j * ext);
+        for (int j = 0; j < ints[1 + i]; ++j)
+          append(out, child, disp + j * ext);
         merge_kind(out, child);
       }
       free_types(0);
@@ -218,7 +236,8 @@ Status flatten(MPI_Datatype t, TypeInfo& out) {
   out.repr = f.repr;
   out.elem_size = f.elem_size;
   MPI_Aint covered = 0;
-  for (const Block& b : out.blocks) covered += b.len;
+  for (const Block& b : out.blocks)
+    covered += b.len;
   if (covered != out.size)
     return Err(MPI_ERR_TYPE, "osprey: datatype layout does not add up to its size");
   return kOk;

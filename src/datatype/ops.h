@@ -9,8 +9,21 @@
 namespace osprey::dt {
 
 enum class Op : uint8_t {
-  kSum, kProd, kMax, kMin, kLand, kLor, kLxor, kBand, kBor, kBxor, kMaxloc, kMinloc,
-  kReplace, kNoOp, kInvalid,
+  kSum,
+  kProd,
+  kMax,
+  kMin,
+  kLand,
+  kLor,
+  kLxor,
+  kBand,
+  kBor,
+  kBxor,
+  kMaxloc,
+  kMinloc,
+  kReplace,
+  kNoOp,
+  kInvalid,
 };
 
 inline Op to_op(MPI_Op op) {
@@ -35,21 +48,27 @@ inline Op to_op(MPI_Op op) {
 constexpr bool op_applies(Op op, Category c) {
   switch (op) {
     case Op::kReplace:
-    case Op::kNoOp: return true;
+    case Op::kNoOp:
+      return true;
     case Op::kSum:
     case Op::kProd:
       return c == Category::kInteger || c == Category::kFloating || c == Category::kComplex;
     case Op::kMax:
-    case Op::kMin: return c == Category::kInteger || c == Category::kFloating;
+    case Op::kMin:
+      return c == Category::kInteger || c == Category::kFloating;
     case Op::kLand:
     case Op::kLor:
-    case Op::kLxor: return c == Category::kInteger || c == Category::kLogical;
+    case Op::kLxor:
+      return c == Category::kInteger || c == Category::kLogical;
     case Op::kBand:
     case Op::kBor:
-    case Op::kBxor: return c == Category::kInteger || c == Category::kByte;
+    case Op::kBxor:
+      return c == Category::kInteger || c == Category::kByte;
     case Op::kMaxloc:
-    case Op::kMinloc: return c == Category::kPair;
-    case Op::kInvalid: return false;
+    case Op::kMinloc:
+      return c == Category::kPair;
+    case Op::kInvalid:
+      return false;
   }
   return false;
 }

@@ -37,18 +37,37 @@ void add(const Entry& e) {
   PMPI_Type_get_extent(e.type, &info->lb, &info->extent);
   PMPI_Type_get_true_extent(e.type, &info->true_lb, &info->true_extent);
   switch (e.repr) {
-    case R::kPairF32I32: info->blocks = pair_blocks<FloatInt>(); break;
-    case R::kPairF64I32: info->blocks = pair_blocks<DoubleInt>(); break;
-    case R::kPairI64I32: info->blocks = pair_blocks<LongInt>(); break;
-    case R::kPairI16I32: info->blocks = pair_blocks<ShortInt>(); break;
-    case R::kPairI32I32: info->blocks = pair_blocks<IntInt>(); break;
-    case R::kPairF80I32: info->blocks = pair_blocks<LongDoubleInt>(); break;
-    case R::kPairF32F32: info->blocks = pair_blocks<FloatFloat>(); break;
-    case R::kPairF64F64: info->blocks = pair_blocks<DoubleDouble>(); break;
-    default: info->blocks = {{0, static_cast<MPI_Aint>(info->size)}}; break;
+    case R::kPairF32I32:
+      info->blocks = pair_blocks<FloatInt>();
+      break;
+    case R::kPairF64I32:
+      info->blocks = pair_blocks<DoubleInt>();
+      break;
+    case R::kPairI64I32:
+      info->blocks = pair_blocks<LongInt>();
+      break;
+    case R::kPairI16I32:
+      info->blocks = pair_blocks<ShortInt>();
+      break;
+    case R::kPairI32I32:
+      info->blocks = pair_blocks<IntInt>();
+      break;
+    case R::kPairF80I32:
+      info->blocks = pair_blocks<LongDoubleInt>();
+      break;
+    case R::kPairF32F32:
+      info->blocks = pair_blocks<FloatFloat>();
+      break;
+    case R::kPairF64F64:
+      info->blocks = pair_blocks<DoubleDouble>();
+      break;
+    default:
+      info->blocks = {{0, static_cast<MPI_Aint>(info->size)}};
+      break;
   }
   MPI_Aint covered = 0;
-  for (const Block& b : info->blocks) covered += b.len;
+  for (const Block& b : info->blocks)
+    covered += b.len;
   const uint32_t rs = repr_size(e.repr);
   const bool pair = e.cat == C::kPair;
   const bool size_ok = e.repr == R::kBytes || (pair ? rs == static_cast<uint32_t>(info->extent)
@@ -67,7 +86,8 @@ void add(const Entry& e) {
   static const char probe[16] __attribute__((aligned(16))) = {};
   if (lock_free(info->repr, info->elem_size, probe)) info->atomic_width = width;
   std::size_t i = detail::predefined_slot(handle_key(e.type));
-  while (detail::predefined_slots[i]) i = (i + 1) & (detail::kPredefinedSlots - 1);
+  while (detail::predefined_slots[i])
+    i = (i + 1) & (detail::kPredefinedSlots - 1);
   detail::predefined_slots[i] = info.release();  // immortal
 }
 
@@ -142,7 +162,8 @@ void init_predefined() {
         {MPIX_C_FLOAT16, C::kOpaque, R::kBytes},
 #endif
     };
-    for (const Entry& e : entries) add(e);
+    for (const Entry& e : entries)
+      add(e);
     return true;
   }();
   (void)done;
@@ -156,7 +177,11 @@ const TypeInfo* basic_type(Repr repr, uint32_t elem_size) {
   // One entry per representation, found once (opaque bytes: also by size).
   static const TypeInfo* by_repr[64][4] = {};
   const auto r = static_cast<std::size_t>(repr);
-  const std::size_t k = repr == Repr::kBytes ? (elem_size == 1 ? 0 : elem_size == 2 ? 1 : elem_size == 4 ? 2 : 3) : 0;
+  const std::size_t k = repr == Repr::kBytes ? (elem_size == 1   ? 0
+                                                : elem_size == 2 ? 1
+                                                : elem_size == 4 ? 2
+                                                                 : 3)
+                                             : 0;
   if (r < 64 && by_repr[r][k] && by_repr[r][k]->elem_size == elem_size) return by_repr[r][k];
   for (const TypeInfo* t : detail::predefined_slots) {
     if (t && t->repr == repr && t->elem_size == elem_size && t->cat != Category::kNone) {

@@ -60,8 +60,9 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
           const TypeInfo& st) {
   if (dt.dense && st.dense) {
     const std::size_t n = data_bytes(scount, st);
-    if (n) std::memmove(static_cast<char*>(dst) + dt.true_lb,
-                        static_cast<const char*>(src) + st.true_lb, n);
+    if (n)
+      std::memmove(static_cast<char*>(dst) + dt.true_lb, static_cast<const char*>(src) + st.true_lb,
+                   n);
     return;
   }
   RunCursor d(dst, dcount, dt), s(src, scount, st);

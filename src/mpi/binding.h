@@ -12,8 +12,7 @@
 #define OSPREY_EXPORT extern "C" __attribute__((visibility("default")))
 
 // MPI_name is the same function as osprey's PMPI_name.
-#define OSPREY_ALIAS(name) \
-  OSPREY_EXPORT decltype(P##name) name __attribute__((alias("P" #name)));
+#define OSPREY_ALIAS(name) OSPREY_EXPORT decltype(P##name) name __attribute__((alias("P" #name)));
 
 namespace osprey::binding {
 
@@ -28,6 +27,6 @@ inline int bad_window() {
 }  // namespace osprey::binding
 
 // Declares `w` for handle `win`, or returns MPI_ERR_WIN through MPI_COMM_WORLD's handler.
-#define OSPREY_WINDOW(w, win)                               \
+#define OSPREY_WINDOW(w, win)                                 \
   ::osprey::rma::Window* w = ::osprey::rma::find_window(win); \
   if (!w) return ::osprey::binding::bad_window()

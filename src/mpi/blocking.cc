@@ -16,7 +16,9 @@ using namespace osprey;
 
 namespace {
 
-bool engaged() { return rma::am_endpoints_exist() && config().interpose_blocking; }
+bool engaged() {
+  return rma::am_endpoints_exist() && config().interpose_blocking;
+}
 
 int finish_one(MPI_Request* req, MPI_Status* status) {
   progress::wait_host(req, status);
@@ -27,14 +29,16 @@ int finish_one(MPI_Request* req, MPI_Status* status) {
 
 // --- point to point ---
 
-OSPREY_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+OSPREY_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag,
+                           MPI_Comm c) {
   if (!engaged()) return PMPI_Send(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Isend(buf, count, t, dest, tag, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
 }
 
-OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag,
+                            MPI_Comm c) {
   if (!engaged()) return PMPI_Ssend(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Issend(buf, count, t, dest, tag, c, &r); rc) return rc;
@@ -42,7 +46,7 @@ OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest
 }
 
 OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c,
-                        MPI_Status* st) {
+                           MPI_Status* st) {
   if (!engaged()) return PMPI_Recv(buf, count, t, src, tag, c, st);
   MPI_Request r;
   if (int rc = PMPI_Irecv(buf, count, t, src, tag, c, &r); rc) return rc;
@@ -50,8 +54,8 @@ OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int ta
 }
 
 OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                            void* rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
-                            MPI_Comm c, MPI_Status* st) {
+                               void* rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
+                               MPI_Comm c, MPI_Status* st) {
   if (!engaged())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, st);
   MPI_Request r[2];
@@ -67,8 +71,10 @@ OSPREY_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Iprobe(src, tag, c, &flag, st); rc || flag) return rc;
-    if (progress::poll()) b.reset();
-    else b.pause();
+    if (progress::poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
@@ -78,8 +84,10 @@ OSPREY_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_S
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Improbe(src, tag, c, &flag, m, st); rc || flag) return rc;
-    if (progress::poll()) b.reset();
-    else b.pause();
+    if (progress::poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
@@ -103,8 +111,10 @@ OSPREY_EXPORT int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testall(n, rs, &flag, sts); rc || flag) return rc;
-    if (progress::poll()) b.reset();
-    else b.pause();
+    if (progress::poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
@@ -114,18 +124,23 @@ OSPREY_EXPORT int MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* s
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testany(n, rs, index, &flag, st); rc || flag) return rc;
-    if (progress::poll()) b.reset();
-    else b.pause();
+    if (progress::poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
-OSPREY_EXPORT int MPI_Waitsome(int n, MPI_Request rs[], int* outcount, int idx[], MPI_Status sts[]) {
+OSPREY_EXPORT int MPI_Waitsome(int n, MPI_Request rs[], int* outcount, int idx[],
+                               MPI_Status sts[]) {
   if (!engaged()) return PMPI_Waitsome(n, rs, outcount, idx, sts);
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testsome(n, rs, outcount, idx, sts); rc || *outcount != 0) return rc;
-    if (progress::poll()) b.reset();
-    else b.pause();
+    if (progress::poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
@@ -145,7 +160,8 @@ OSPREY_EXPORT int MPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MP
   return PMPI_Testany(n, rs, index, flag, st);
 }
 
-OSPREY_EXPORT int MPI_Testsome(int n, MPI_Request rs[], int* outcount, int idx[], MPI_Status sts[]) {
+OSPREY_EXPORT int MPI_Testsome(int n, MPI_Request rs[], int* outcount, int idx[],
+                               MPI_Status sts[]) {
   if (engaged()) progress::poll();
   return PMPI_Testsome(n, rs, outcount, idx, sts);
 }
@@ -172,14 +188,15 @@ OSPREY_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_
 }
 
 OSPREY_EXPORT int MPI_Reduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, int root,
-                          MPI_Comm c) {
+                             MPI_Comm c) {
   if (!engaged()) return PMPI_Reduce(s, d, n, t, op, root, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce(s, d, n, t, op, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
 }
 
-OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
+                                MPI_Comm c) {
   if (!engaged()) return PMPI_Allreduce(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iallreduce(s, d, n, t, op, c, &r); rc) return rc;
@@ -187,7 +204,7 @@ OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, M
 }
 
 OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
-                          MPI_Datatype dt, int root, MPI_Comm c) {
+                             MPI_Datatype dt, int root, MPI_Comm c) {
   if (!engaged()) return PMPI_Gather(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igather(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
@@ -195,7 +212,7 @@ OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, in
 }
 
 OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
-                           const int displs[], MPI_Datatype dt, int root, MPI_Comm c) {
+                              const int displs[], MPI_Datatype dt, int root, MPI_Comm c) {
   if (!engaged()) return PMPI_Gatherv(s, sn, st, d, dn, displs, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igatherv(s, sn, st, d, dn, displs, dt, root, c, &r); rc) return rc;
@@ -203,7 +220,7 @@ OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, c
 }
 
 OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, int dn,
-                           MPI_Datatype dt, int root, MPI_Comm c) {
+                              MPI_Datatype dt, int root, MPI_Comm c) {
   if (!engaged()) return PMPI_Scatter(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatter(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
@@ -211,7 +228,7 @@ OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, i
 }
 
 OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[], MPI_Datatype st,
-                            void* d, int dn, MPI_Datatype dt, int root, MPI_Comm c) {
+                               void* d, int dn, MPI_Datatype dt, int root, MPI_Comm c) {
   if (!engaged()) return PMPI_Scatterv(s, sn, displs, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatterv(s, sn, displs, st, d, dn, dt, root, c, &r); rc) return rc;
@@ -219,7 +236,7 @@ OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[]
 }
 
 OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
-                             MPI_Datatype dt, MPI_Comm c) {
+                                MPI_Datatype dt, MPI_Comm c) {
   if (!engaged()) return PMPI_Allgather(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgather(s, sn, st, d, dn, dt, c, &r); rc) return rc;
@@ -227,7 +244,7 @@ OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d,
 }
 
 OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
-                              const int displs[], MPI_Datatype dt, MPI_Comm c) {
+                                 const int displs[], MPI_Datatype dt, MPI_Comm c) {
   if (!engaged()) return PMPI_Allgatherv(s, sn, st, d, dn, displs, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgatherv(s, sn, st, d, dn, displs, dt, c, &r); rc) return rc;
@@ -235,7 +252,7 @@ OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d
 }
 
 OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, int dn,
-                            MPI_Datatype dt, MPI_Comm c) {
+                               MPI_Datatype dt, MPI_Comm c) {
   if (!engaged()) return PMPI_Alltoall(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoall(s, sn, st, d, dn, dt, c, &r); rc) return rc;
@@ -243,7 +260,8 @@ OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, 
 }
 
 OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], MPI_Datatype st,
-                             void* d, const int dn[], const int dd[], MPI_Datatype dt, MPI_Comm c) {
+                                void* d, const int dn[], const int dd[], MPI_Datatype dt,
+                                MPI_Comm c) {
   if (!engaged()) return PMPI_Alltoallv(s, sn, sd, st, d, dn, dd, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoallv(s, sn, sd, st, d, dn, dd, dt, c, &r); rc) return rc;
@@ -251,7 +269,7 @@ OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], M
 }
 
 OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
-                                        MPI_Comm c) {
+                                           MPI_Comm c) {
   if (!engaged()) return PMPI_Reduce_scatter_block(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter_block(s, d, n, t, op, c, &r); rc) return rc;
@@ -259,7 +277,7 @@ OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Da
 }
 
 OSPREY_EXPORT int MPI_Reduce_scatter(const void* s, void* d, const int n[], MPI_Datatype t,
-                                  MPI_Op op, MPI_Comm c) {
+                                     MPI_Op op, MPI_Comm c) {
   if (!engaged()) return PMPI_Reduce_scatter(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter(s, d, n, t, op, c, &r); rc) return rc;

@@ -81,6 +81,8 @@ int raise_on_comm(MPI_Comm comm, const Status& s) {
   return code;
 }
 
-int raise_no_object(const Status& s) { return raise_on_comm(MPI_COMM_WORLD, s); }
+int raise_no_object(const Status& s) {
+  return raise_on_comm(MPI_COMM_WORLD, s);
+}
 
 }  // namespace osprey::errors

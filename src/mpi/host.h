@@ -13,8 +13,7 @@ struct Functions {
   int (*win_get_attr)(MPI_Win, int, void*, int*);
   int (*win_set_attr)(MPI_Win, int, void*);
   int (*win_delete_attr)(MPI_Win, int);
-  int (*win_create_keyval)(MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*,
-                           void*);
+  int (*win_create_keyval)(MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*);
   int (*win_free_keyval)(int*);
   int (*win_set_name)(MPI_Win, const char*);
   int (*win_get_name)(MPI_Win, char*, int*);

@@ -10,8 +10,12 @@ int query(void*, MPI_Status* status) {
   status->MPI_TAG = MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
-int release(void*) { return MPI_SUCCESS; }
-int cancel(void*, int) { return MPI_SUCCESS; }
+int release(void*) {
+  return MPI_SUCCESS;
+}
+int cancel(void*, int) {
+  return MPI_SUCCESS;
+}
 
 }  // namespace
 

@@ -9,12 +9,18 @@ using namespace osprey;
 OSPREY_EXPORT int PMPI_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag) {
   OSPREY_WINDOW(w, win);
   void* v = nullptr;
-  if (keyval == MPI_WIN_BASE) v = w->base();
-  else if (keyval == MPI_WIN_SIZE) v = w->size_attr();
-  else if (keyval == MPI_WIN_DISP_UNIT) v = w->disp_unit_attr();
-  else if (keyval == MPI_WIN_CREATE_FLAVOR) v = w->flavor_attr();
-  else if (keyval == MPI_WIN_MODEL) v = w->model_attr();
-  else return host::fn().win_get_attr(win, keyval, value, flag);
+  if (keyval == MPI_WIN_BASE)
+    v = w->base();
+  else if (keyval == MPI_WIN_SIZE)
+    v = w->size_attr();
+  else if (keyval == MPI_WIN_DISP_UNIT)
+    v = w->disp_unit_attr();
+  else if (keyval == MPI_WIN_CREATE_FLAVOR)
+    v = w->flavor_attr();
+  else if (keyval == MPI_WIN_MODEL)
+    v = w->model_attr();
+  else
+    return host::fn().win_get_attr(win, keyval, value, flag);
   *static_cast<void**>(value) = v;
   *flag = 1;
   return MPI_SUCCESS;
@@ -42,7 +48,9 @@ OSPREY_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy,
 }
 OSPREY_ALIAS(MPI_Win_create_keyval)
 
-OSPREY_EXPORT int PMPI_Win_free_keyval(int* keyval) { return host::fn().win_free_keyval(keyval); }
+OSPREY_EXPORT int PMPI_Win_free_keyval(int* keyval) {
+  return host::fn().win_free_keyval(keyval);
+}
 OSPREY_ALIAS(MPI_Win_free_keyval)
 
 OSPREY_EXPORT int PMPI_Win_set_name(MPI_Win win, const char* name) {
@@ -59,8 +67,7 @@ OSPREY_EXPORT int PMPI_Win_get_name(MPI_Win win, char* name, int* len) {
 }
 OSPREY_ALIAS(MPI_Win_get_name)
 
-OSPREY_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* fn,
-                                             MPI_Errhandler* eh) {
+OSPREY_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* eh) {
   return host::fn().win_create_errhandler(fn, eh);
 }
 OSPREY_ALIAS(MPI_Win_create_errhandler)

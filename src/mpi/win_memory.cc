@@ -21,5 +21,7 @@ OSPREY_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 }
 OSPREY_ALIAS(MPI_Alloc_mem)
 
-OSPREY_EXPORT int PMPI_Free_mem(void* base) { return host::fn().free_mem(base); }
+OSPREY_EXPORT int PMPI_Free_mem(void* base) {
+  return host::fn().free_mem(base);
+}
 OSPREY_ALIAS(MPI_Free_mem)

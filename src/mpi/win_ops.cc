@@ -31,11 +31,12 @@ int with_request(rma::Window* w, MPI_Request* request, Run&& run) {
 }
 
 template <class C>
-int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
-        MPI_Win win, MPI_Request* req) {
+int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
+        MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
-  return with_request(w, req, [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
+  return with_request(w, req,
+                      [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
 template <class C>
@@ -43,12 +44,13 @@ int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt
         MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
-  return with_request(w, req, [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
+  return with_request(w, req,
+                      [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
 template <class C>
-int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
-        MPI_Op op, MPI_Win win, MPI_Request* req) {
+int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op,
+        MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
   return with_request(w, req, [&](MPI_Request* h) {
@@ -116,15 +118,14 @@ OSPREY_EXPORT int PMPI_Rget_c(void* o, MPI_Count oc, MPI_Datatype ot, int r, MPI
 }
 OSPREY_ALIAS(MPI_Rget_c)
 
-OSPREY_EXPORT int PMPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int r, MPI_Aint d,
-                                  int tc, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+OSPREY_EXPORT int PMPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int r, MPI_Aint d, int tc,
+                                  MPI_Datatype tt, MPI_Op op, MPI_Win win) {
   return acc(o, oc, ot, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Accumulate)
 
-OSPREY_EXPORT int PMPI_Accumulate_c(const void* o, MPI_Count oc, MPI_Datatype ot, int r,
-                                    MPI_Aint d, MPI_Count tc, MPI_Datatype tt, MPI_Op op,
-                                    MPI_Win win) {
+OSPREY_EXPORT int PMPI_Accumulate_c(const void* o, MPI_Count oc, MPI_Datatype ot, int r, MPI_Aint d,
+                                    MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
   return acc(o, oc, ot, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Accumulate_c)
@@ -144,8 +145,8 @@ OSPREY_EXPORT int PMPI_Raccumulate_c(const void* o, MPI_Count oc, MPI_Datatype o
 OSPREY_ALIAS(MPI_Raccumulate_c)
 
 OSPREY_EXPORT int PMPI_Get_accumulate(const void* o, int oc, MPI_Datatype ot, void* res, int rc,
-                                      MPI_Datatype rt, int r, MPI_Aint d, int tc,
-                                      MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+                                      MPI_Datatype rt, int r, MPI_Aint d, int tc, MPI_Datatype tt,
+                                      MPI_Op op, MPI_Win win) {
   return get_acc(o, oc, ot, res, rc, rt, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Get_accumulate)
@@ -158,9 +159,8 @@ OSPREY_EXPORT int PMPI_Get_accumulate_c(const void* o, MPI_Count oc, MPI_Datatyp
 OSPREY_ALIAS(MPI_Get_accumulate_c)
 
 OSPREY_EXPORT int PMPI_Rget_accumulate(const void* o, int oc, MPI_Datatype ot, void* res, int rc,
-                                       MPI_Datatype rt, int r, MPI_Aint d, int tc,
-                                       MPI_Datatype tt, MPI_Op op, MPI_Win win,
-                                       MPI_Request* req) {
+                                       MPI_Datatype rt, int r, MPI_Aint d, int tc, MPI_Datatype tt,
+                                       MPI_Op op, MPI_Win win, MPI_Request* req) {
   return get_acc(o, oc, ot, res, rc, rt, r, d, tc, tt, op, win, req);
 }
 OSPREY_ALIAS(MPI_Rget_accumulate)

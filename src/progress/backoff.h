@@ -40,8 +40,10 @@ void wait_until(Done&& done) {
   for (;;) {
     const bool did = poll();
     if (done()) return;
-    if (did) b.reset();
-    else b.pause();
+    if (did)
+      b.reset();
+    else
+      b.pause();
   }
 }
 

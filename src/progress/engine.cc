@@ -28,7 +28,8 @@ void add_poller(Poller p) {
 bool poll() {
   bool did = false;
   const int n = npollers.load(std::memory_order_acquire);
-  for (int i = 0; i < n; ++i) did |= pollers[i].load(std::memory_order_relaxed)();
+  for (int i = 0; i < n; ++i)
+    did |= pollers[i].load(std::memory_order_relaxed)();
   return did;
 }
 

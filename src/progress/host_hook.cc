@@ -24,7 +24,9 @@ int callback() {
   return did ? 1 : 0;
 }
 
-Registrar find(const char* name) { return reinterpret_cast<Registrar>(dlsym(RTLD_DEFAULT, name)); }
+Registrar find(const char* name) {
+  return reinterpret_cast<Registrar>(dlsym(RTLD_DEFAULT, name));
+}
 
 }  // namespace
 

@@ -10,8 +10,10 @@ void wait_host(MPI_Request* req, MPI_Status* status) {
   for (;;) {
     PMPI_Test(req, &done, status);
     if (done) return;
-    if (poll()) b.reset();
-    else b.pause();
+    if (poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 
@@ -21,8 +23,10 @@ void wait_host_all(int n, MPI_Request* reqs) {
   for (;;) {
     PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
     if (done) return;
-    if (poll()) b.reset();
-    else b.pause();
+    if (poll())
+      b.reset();
+    else
+      b.pause();
   }
 }
 

@@ -47,7 +47,8 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
   if (rcount) {
     if (!(ty.result = dt::lookup(rtype, &s))) return s;
     if (ty.result->cat == dt::Category::kMixed)
-      return Err(MPI_ERR_TYPE, "osprey: result datatype must be built from one predefined datatype");
+      return Err(MPI_ERR_TYPE,
+                 "osprey: result datatype must be built from one predefined datatype");
     if (tbytes && !compatible(*ty.result, *ty.target))
       return Err(MPI_ERR_TYPE, "osprey: result and target are made of different basic types");
     if (dt::data_bytes(*rcount, *ty.result) != tbytes)
@@ -133,9 +134,9 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
   return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
 }
 
-Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop,
-                          MPI_Request* req) {
+Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                  int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                  MPI_Op mop, MPI_Request* req) {
   const dt::Op op = dt::to_op(mop);
   AccTypes ty;
   OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, nullptr, MPI_DATATYPE_NULL, ty));
@@ -174,7 +175,7 @@ Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype
 }
 
 Status Window::fetch_and_op_general(const void* origin, void* result, MPI_Datatype type, int rank,
-                            MPI_Aint disp, MPI_Op mop) {
+                                    MPI_Aint disp, MPI_Op mop) {
   const dt::Op op = dt::to_op(mop);
   Status s = kOk;
   const dt::TypeInfo* ti = dt::lookup(type, &s);
@@ -203,13 +204,12 @@ Status Window::fetch_and_op_general(const void* origin, void* result, MPI_Dataty
 }
 
 Status Window::compare_and_swap_general(const void* origin, const void* compare, void* result,
-                                MPI_Datatype type, int rank, MPI_Aint disp) {
+                                        MPI_Datatype type, int rank, MPI_Aint disp) {
   Status s = kOk;
   const dt::TypeInfo* ti = dt::lookup(type, &s);
   if (!ti) return s;
-  if (!ti->predefined ||
-      (ti->cat != dt::Category::kInteger && ti->cat != dt::Category::kLogical &&
-       ti->cat != dt::Category::kByte))
+  if (!ti->predefined || (ti->cat != dt::Category::kInteger && ti->cat != dt::Category::kLogical &&
+                          ti->cat != dt::Category::kByte))
     return Err(MPI_ERR_TYPE,
                "osprey: MPI_Compare_and_swap takes a predefined integer, logical or byte type");
   if (rank == MPI_PROC_NULL) return kOk;

@@ -8,10 +8,10 @@
 #include "progress/engine.h"
 #include "progress/host_hook.h"
 #include "progress/thread.h"
-#include "util/config.h"
 #include "rma/comm_info.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
+#include "util/config.h"
 #include "util/log.h"
 
 namespace osprey::rma {
@@ -91,7 +91,9 @@ void CommInfo::stop_endpoint() {
   endpoints.fetch_sub(1);
 }
 
-bool am_endpoints_exist() { return endpoints.load(std::memory_order_relaxed) > 0; }
+bool am_endpoints_exist() {
+  return endpoints.load(std::memory_order_relaxed) > 0;
+}
 
 bool am_poll() {
   // Not from inside a request being served: the request may hold what the next one needs.
@@ -102,7 +104,8 @@ bool am_poll() {
   polling = true;
   bool did = false;
   // Endpoints start and stop under the same lock, so the list cannot change meanwhile.
-  for (CommInfo* ci : active()) did |= ci->endpoint()->poll();
+  for (CommInfo* ci : active())
+    did |= ci->endpoint()->poll();
   polling = false;
   return did;
 }

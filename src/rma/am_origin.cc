@@ -26,7 +26,9 @@ bool returns_data(Kind k) {
 }
 
 // Whether a reply of `bytes` data comes inline (else as a separate message).
-bool reply_inline(uint64_t bytes) { return bytes <= config().eager_limit; }
+bool reply_inline(uint64_t bytes) {
+  return bytes <= config().eager_limit;
+}
 
 // Whether completing at the target needs a new acknowledgement request.
 bool needs_ack(const TargetElem* t) {
@@ -35,7 +37,9 @@ bool needs_ack(const TargetElem* t) {
 
 }  // namespace
 
-am::Endpoint& Window::endpoint() const { return *ci_->endpoint(); }
+am::Endpoint& Window::endpoint() const {
+  return *ci_->endpoint();
+}
 
 OpElem* Window::am_new_op() {
   for (;;) {
@@ -85,8 +89,8 @@ uint16_t Window::am_lock_needed(int rank) const {
     case Access::kLockAll: {
       if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
       const int local = ci_->local_index(rank);
-      if (local >= 0 && (lockall_bits_[static_cast<size_t>(local) / 64].load() &
-                         (uint64_t{1} << (local % 64))))
+      if (local >= 0 &&
+          (lockall_bits_[static_cast<size_t>(local) / 64].load() & (uint64_t{1} << (local % 64))))
         return 0;
       return am_->lockall_locked.count(rank) ? 0 : am::kLockShared;
     }
@@ -107,8 +111,8 @@ uint16_t Window::am_lock_flags(int rank) {
       if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
       // Shared-memory windows took the node's lock words at lock_all already.
       const int local = ci_->local_index(rank);
-      if (local >= 0 && (lockall_bits_[static_cast<size_t>(local) / 64].load() &
-                         (uint64_t{1} << (local % 64))))
+      if (local >= 0 &&
+          (lockall_bits_[static_cast<size_t>(local) / 64].load() & (uint64_t{1} << (local % 64))))
         return 0;
       if (!am_->lockall_locked.insert(rank).second) return 0;
       return am::kLockShared;
@@ -191,20 +195,21 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
     r.textent = op->ttype->extent;
     r.tlb = op->ttype->true_lb;
     if (!op->ttype->dense && op->bytes) {
-      for (const dt::Block& b : op->ttype->blocks) layout.push_back({b.off, b.len});
+      for (const dt::Block& b : op->ttype->blocks)
+        layout.push_back({b.off, b.len});
       r.layout_blocks = static_cast<uint32_t>(layout.size());
     }
   }
   const std::size_t layout_bytes = layout.size() * sizeof(am::LayoutBlock);
   const bool sync = r.flags & (am::kFlush | am::kUnlock);
   op->expects_reply = returns_data(op->kind) || sync;
-  const bool carries_data = op->kind == Kind::kPut || op->kind == Kind::kAcc ||
-                            op->kind == Kind::kCas ||
-                            ((op->kind == Kind::kGetAcc || op->kind == Kind::kFop) &&
-                             op->op != dt::Op::kNoOp);
+  const bool carries_data =
+      op->kind == Kind::kPut || op->kind == Kind::kAcc || op->kind == Kind::kCas ||
+      ((op->kind == Kind::kGetAcc || op->kind == Kind::kFop) && op->op != dt::Op::kNoOp);
   const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
   bool separate_layout = layout_bytes > ep.slot_bytes() / 2;
-  bool separate_data = carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout_bytes);
+  bool separate_data =
+      carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout_bytes);
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (op->expects_reply || separate_data || separate_layout) {
@@ -253,8 +258,8 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   if (separate_layout) {
     op->layout.assign(reinterpret_cast<const char*>(layout.data()),
                       reinterpret_cast<const char*>(layout.data()) + layout_bytes);
-    PMPI_Isend(op->layout.data(), static_cast<int>(layout_bytes), MPI_BYTE, te->rank,
-               op->tags + 2, ep.comm(), &op->reqs[3]);
+    PMPI_Isend(op->layout.data(), static_cast<int>(layout_bytes), MPI_BYTE, te->rank, op->tags + 2,
+               ep.comm(), &op->reqs[3]);
   }
   if (separate_data) {
     dt::ByteLayout l = dt::byte_layout(op->origin, op->ocount, *op->otype);
@@ -273,7 +278,8 @@ void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
   if (te->pending == 0 && !sync_flags) return;
   // The pending ops are the tail of the list, in program order.
   OpElem* first = te->head;
-  while (first && first->state != OpElem::State::kPending) first = first->next;
+  while (first && first->state != OpElem::State::kPending)
+    first = first->next;
   // A GET may move to the end so that its data reply is also the acknowledgement: only
   // plain gets, and only past puts (ordering of accumulates must hold).
   if (sync_flags && first && te->tail->kind != Kind::kGet) {
@@ -292,7 +298,8 @@ void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
       am_->table.append(te, get);
       if (first == get) {
         first = te->head;
-        while (first && first->state != OpElem::State::kPending) first = first->next;
+        while (first && first->state != OpElem::State::kPending)
+          first = first->next;
       }
     }
   }
@@ -335,8 +342,10 @@ bool Window::am_test(OpElem* op) {
       }
     } else if (rep->bytes) {
       const char* data = op->reply.data() + sizeof(am::Reply);
-      if (op->kind == Kind::kGet) dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
-      else dt::unpack(op->result, op->rcount, *op->rtype, data);
+      if (op->kind == Kind::kGet)
+        dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
+      else
+        dt::unpack(op->result, op->rcount, *op->rtype, data);
     }
   }
   if (op->reqs[2] != MPI_REQUEST_NULL) {
@@ -406,9 +415,8 @@ Status Window::am_flush(int rank, bool local_only) {
 Status Window::am_flush_all(bool local_only) {
   std::lock_guard<std::recursive_mutex> g(am::am_lock());
   // Issue everything first so that all targets work in parallel, then wait.
-  am_->table.for_each_target([&](TargetElem* t) {
-    am_issue(t, !local_only && needs_ack(t) ? am::kFlush : 0);
-  });
+  am_->table.for_each_target(
+      [&](TargetElem* t) { am_issue(t, !local_only && needs_ack(t) ? am::kFlush : 0); });
   am_->table.for_each_target([&](TargetElem* t) {
     am_flush_elem(t, local_only);
     if (!local_only) am_->table.remove(t);
@@ -447,7 +455,8 @@ Status Window::am_unlock_all() {
       if (target(r, t).ok() && t.path == Path::kAm) unlock(r);
     }
   } else {
-    for (int r : am_->lockall_locked) unlock(r);
+    for (int r : am_->lockall_locked)
+      unlock(r);
   }
   am_->table.for_each_target([&](TargetElem* t) {
     am_wait_target(t);

@@ -40,11 +40,11 @@ struct OriginState {
 struct AmState {
   // Origin side.
   OpTable table;
-  uint32_t fence_epoch = 0;                     // fences called so far
+  uint32_t fence_epoch = 0;                       // fences called so far
   std::unordered_map<int, uint32_t> pscw_starts;  // access epochs started toward each target
-  std::unordered_set<int> lockall_locked;       // lock_all, per-target protocol: lock sent
-  bool lockall_window_protocol = false;         // lock_all fell back to locking every rank
-  int error = 0;                                // a target reported an error: tell at sync
+  std::unordered_set<int> lockall_locked;         // lock_all, per-target protocol: lock sent
+  bool lockall_window_protocol = false;           // lock_all fell back to locking every rank
+  int error = 0;                                  // a target reported an error: tell at sync
   // Target side.
   std::unordered_map<int, OriginState> origins;
   int last_origin = -1;
@@ -52,13 +52,13 @@ struct AmState {
   // Scratch space of request execution, reused so that a request allocates nothing.
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_operand, scratch_old;
-  uint32_t deferred = 0;                        // requests waiting in origin queues
-  uint32_t pscw_completes = 0;                  // completes toward the open exposure epoch
+  uint32_t deferred = 0;        // requests waiting in origin queues
+  uint32_t pscw_completes = 0;  // completes toward the open exposure epoch
   struct FenceSignal {
     uint32_t count = 0;
     uint32_t any = 0, all = 0xffff;
   };
-  FenceSignal fence_signals[2][32];             // [epoch parity][round]
+  FenceSignal fence_signals[2][32];  // [epoch parity][round]
 };
 
 }  // namespace osprey::rma

@@ -29,7 +29,7 @@ namespace {
 struct Body {
   const am::LayoutBlock* layout = nullptr;  // inline layout (or from the separate message)
   const unsigned char* compare = nullptr;
-  const char* data = nullptr;               // inline payload
+  const char* data = nullptr;  // inline payload
 };
 
 Body parse(const am::Request& r, const char* msg, const Deferred& d) {
@@ -61,7 +61,8 @@ void target_type(const am::Request& r, const Body& b, dt::TypeInfo& t) {
   t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
   t.blocks.clear();
   if (r.layout_blocks) {
-    for (uint32_t i = 0; i < r.layout_blocks; ++i) t.blocks.push_back({b.layout[i].off, b.layout[i].len});
+    for (uint32_t i = 0; i < r.layout_blocks; ++i)
+      t.blocks.push_back({b.layout[i].off, b.layout[i].len});
     t.dense = false;
     MPI_Aint lo = b.layout[0].off, hi = lo;
     for (const dt::Block& x : t.blocks) {
@@ -78,7 +79,9 @@ void target_type(const am::Request& r, const Body& b, dt::TypeInfo& t) {
   }
 }
 
-bool reply_inline(uint64_t bytes) { return bytes <= config().eager_limit; }
+bool reply_inline(uint64_t bytes) {
+  return bytes <= config().eager_limit;
+}
 
 }  // namespace
 
@@ -101,8 +104,8 @@ Status Window::check_where(const TargetView& t, uint64_t where, MPI_Count count,
   if (count == 0 || tt.size == 0) return kOk;
   const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
   const __int128 lo = static_cast<__int128>(where) + std::min<__int128>(0, last) + tt.true_lb;
-  const __int128 hi = static_cast<__int128>(where) + std::max<__int128>(0, last) + tt.true_lb +
-                      tt.true_extent;
+  const __int128 hi =
+      static_cast<__int128>(where) + std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
   if (t.dynamic) {
     if (lo < 0) return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
     return check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi));
@@ -267,7 +270,8 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
   }
   switch (r.kind) {
     case Kind::kPut:
-      if (st.ok() && !(r.flags & am::kSeparateData) && r.bytes) dt::unpack(addr, r.tcount, tt, payload);
+      if (st.ok() && !(r.flags & am::kSeparateData) && r.bytes)
+        dt::unpack(addr, r.tcount, tt, payload);
       break;
     case Kind::kGet:
       send_data_reply(addr, r.tcount, tt, true);

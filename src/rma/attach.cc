@@ -46,8 +46,7 @@ Status Window::attach(void* base, MPI_Aint size) {
   shm::AttachTableHeader& h = view_.attach_header(me);
   const uint32_t n = h.count.load(std::memory_order_relaxed);
   if (n >= view_.layout().max_attach)
-    return Err(MPI_ERR_RMA_ATTACH,
-               "osprey: too many attached regions (raise OSPREY_MAX_ATTACH)");
+    return Err(MPI_ERR_RMA_ATTACH, "osprey: too many attached regions (raise OSPREY_MAX_ATTACH)");
   shm::AttachEntry& e = view_.attach_entries(me)[n];
   h.seq.fetch_add(1, std::memory_order_acq_rel);
   e.base.store(lo, std::memory_order_release);
@@ -78,11 +77,9 @@ Status Window::detach(const void* base) {
 }
 
 Status Window::check_dynamic_range(const TargetView& t, uint64_t lo, uint64_t hi) const {
-  const bool inside = read_table(view_, static_cast<uint32_t>(t.local), [&](Region r) {
-    return lo >= r.base && hi <= r.base + r.len;
-  });
-  if (!inside)
-    return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
+  const bool inside = read_table(view_, static_cast<uint32_t>(t.local),
+                                 [&](Region r) { return lo >= r.base && hi <= r.base + r.len; });
+  if (!inside) return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
   return kOk;
 }
 

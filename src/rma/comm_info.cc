@@ -48,8 +48,7 @@ int on_delete(MPI_Comm, int, void* attr, void*) {
 Status CommInfo::acquire(MPI_Comm user, CommInfo** out) {
   {
     std::lock_guard<std::mutex> g(mu);
-    if (keyval == MPI_KEYVAL_INVALID)
-      PMPI_Comm_create_keyval(on_copy, on_delete, &keyval, nullptr);
+    if (keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(on_copy, on_delete, &keyval, nullptr);
   }
   void* attr = nullptr;
   int flag = 0;
@@ -154,7 +153,8 @@ void CommInfo::release() {
 }
 
 CommInfo::~CommInfo() {
-  for (pid_t p : node_pids_) progress::unwatch_peer(p);
+  for (pid_t p : node_pids_)
+    progress::unwatch_peer(p);
   if (!dead_) stop_endpoint();
   if (!dead_ && priv_ != MPI_COMM_NULL) PMPI_Comm_free(&priv_);
 }

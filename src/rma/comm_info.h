@@ -67,7 +67,8 @@ class CommInfo {
   // All windows of the communicator (progress on their origin side).
   template <class F>
   void for_each_window(F&& f) const {
-    for (const auto& kv : windows_) f(kv.second);
+    for (const auto& kv : windows_)
+      f(kv.second);
   }
 
  private:

@@ -22,7 +22,7 @@ Status Window::fence(int assert) {
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_fence");
   if ((access_ != Access::kNone && access_ != Access::kFence) || exposure_)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_fence inside a lock or PSCW epoch");
-  if ((assert & MPI_MODE_NOPRECEDE) && fence_ops_)
+  if ((assert& MPI_MODE_NOPRECEDE) && fence_ops_)
     return Err(MPI_ERR_RMA_SYNC,
                "osprey: MPI_MODE_NOPRECEDE given but RMA calls were made since the last fence");
 
@@ -33,7 +33,7 @@ Status Window::fence(int assert) {
     const Status s = am_fence(assert);
     cpu::mem_sync();
     fence_ops_ = false;
-    access_ = (assert & MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
+    access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
     return s;
   }
   if (ci_->all_on_node()) {
@@ -51,7 +51,7 @@ Status Window::fence(int assert) {
     cpu::mem_sync();
   }
   fence_ops_ = false;
-  access_ = (assert & MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
+  access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
   if (any != all)
     return Err(MPI_ERR_ASSERT,
                "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");

@@ -18,7 +18,9 @@ bool get(MPI_Info info, const char* key, std::string& value) {
   return flag != 0;
 }
 
-bool truthy(const std::string& v) { return v == "true" || v == "1" || v == "yes"; }
+bool truthy(const std::string& v) {
+  return v == "true" || v == "1" || v == "yes";
+}
 
 uint8_t parse_ordering(const std::string& v, uint8_t current) {
   if (v == "none") return 0;
@@ -28,11 +30,16 @@ uint8_t parse_ordering(const std::string& v, uint8_t current) {
     size_t end = v.find(',', pos);
     if (end == std::string::npos) end = v.size();
     const std::string tok = v.substr(pos, end - pos);
-    if (tok == "rar") bits |= Hints::kRar;
-    else if (tok == "raw") bits |= Hints::kRaw;
-    else if (tok == "war") bits |= Hints::kWar;
-    else if (tok == "waw") bits |= Hints::kWaw;
-    else if (!tok.empty()) return current;  // unknown token: keep the safe setting
+    if (tok == "rar")
+      bits |= Hints::kRar;
+    else if (tok == "raw")
+      bits |= Hints::kRaw;
+    else if (tok == "war")
+      bits |= Hints::kWar;
+    else if (tok == "waw")
+      bits |= Hints::kWaw;
+    else if (!tok.empty())
+      return current;  // unknown token: keep the safe setting
     pos = end + 1;
   }
   return bits;

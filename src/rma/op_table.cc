@@ -24,16 +24,20 @@ void init_global_pools(std::size_t ops, std::size_t targets) {
   g.ready = true;
   g.op_cap = ops;
   g.target_cap = targets;
-  for (std::size_t i = 0; i < ops; ++i) g.ops.push_back(new OpElem);
-  for (std::size_t i = 0; i < targets; ++i) g.targets.push_back(new TargetElem);
+  for (std::size_t i = 0; i < ops; ++i)
+    g.ops.push_back(new OpElem);
+  for (std::size_t i = 0; i < targets; ++i)
+    g.targets.push_back(new TargetElem);
 }
 
 void OpTable::init(std::size_t slots, std::size_t op_pool, std::size_t target_pool) {
   slots_.assign(slots ? slots : 1, nullptr);
   op_cap_ = op_pool;
   target_cap_ = target_pool;
-  for (std::size_t i = 0; i < op_pool; ++i) op_pool_.push_back(new OpElem);
-  for (std::size_t i = 0; i < target_pool; ++i) target_pool_.push_back(new TargetElem);
+  for (std::size_t i = 0; i < op_pool; ++i)
+    op_pool_.push_back(new OpElem);
+  for (std::size_t i = 0; i < target_pool; ++i)
+    target_pool_.push_back(new TargetElem);
 }
 
 OpTable::~OpTable() {
@@ -48,8 +52,10 @@ OpTable::~OpTable() {
       delete t;
       t = next;
     }
-  for (OpElem* o : op_pool_) delete o;
-  for (TargetElem* t : target_pool_) delete t;
+  for (OpElem* o : op_pool_)
+    delete o;
+  for (TargetElem* t : target_pool_)
+    delete t;
 }
 
 TargetElem* OpTable::find(int rank) const {
@@ -85,12 +91,16 @@ TargetElem* OpTable::get(int rank) {
 
 void OpTable::remove(TargetElem* t) {
   TargetElem** p = &slots_[static_cast<std::size_t>(t->rank) % slots_.size()];
-  while (*p != t) p = &(*p)->next;
+  while (*p != t)
+    p = &(*p)->next;
   *p = t->next;
   --ntargets_;
-  if (target_pool_.size() < target_cap_) target_pool_.push_back(t);
-  else if (global().targets.size() < global().target_cap) global().targets.push_back(t);
-  else delete t;
+  if (target_pool_.size() < target_cap_)
+    target_pool_.push_back(t);
+  else if (global().targets.size() < global().target_cap)
+    global().targets.push_back(t);
+  else
+    delete t;
 }
 
 OpElem* OpTable::new_op() {
@@ -118,16 +128,21 @@ void OpTable::free_op(OpElem* o) {
     o->target->sync_busy = false;
     return;
   }
-  if (op_pool_.size() < op_cap_) op_pool_.push_back(o);
-  else if (global().ops.size() < global().op_cap) global().ops.push_back(o);
-  else delete o;
+  if (op_pool_.size() < op_cap_)
+    op_pool_.push_back(o);
+  else if (global().ops.size() < global().op_cap)
+    global().ops.push_back(o);
+  else
+    delete o;
 }
 
 void OpTable::append(TargetElem* t, OpElem* op) {
   op->target = t;
   op->next = nullptr;
-  if (t->tail) t->tail->next = op;
-  else t->head = op;
+  if (t->tail)
+    t->tail->next = op;
+  else
+    t->head = op;
   t->tail = op;
   ++t->live;
   ++live_ops_;

@@ -24,15 +24,19 @@ Status Window::leave_fence_for(const char* what) {
   return Err(MPI_ERR_RMA_SYNC, what);
 }
 
-Status Window::acquire_lock(const TargetView& t, int type) { return acquire_lock(t.local, type); }
+Status Window::acquire_lock(const TargetView& t, int type) {
+  return acquire_lock(t.local, type);
+}
 
 Status Window::acquire_lock(int local, int type) {
   if (local < 0)
     return Err(MPI_ERR_UNSUPPORTED_OPERATION,
                "osprey: locks on targets of other nodes need the message path");
   shm::LockWords& l = view_.lock(static_cast<uint32_t>(local));
-  if (type == MPI_LOCK_EXCLUSIVE) shm_lock::lock_exclusive(l);
-  else shm_lock::lock_shared(l);
+  if (type == MPI_LOCK_EXCLUSIVE)
+    shm_lock::lock_exclusive(l);
+  else
+    shm_lock::lock_shared(l);
   cpu::mem_sync_beside_rmw();  // later accesses happen after the grant
   return kOk;
 }
@@ -41,8 +45,10 @@ void Window::release_lock(const LockEntry& e) {
   if (!e.held || e.nocheck) return;
   cpu::mem_sync_beside_rmw();  // everything done in the epoch is visible before the release
   shm::LockWords& l = view_.lock(static_cast<uint32_t>(e.local));
-  if (e.type == MPI_LOCK_EXCLUSIVE) shm_lock::unlock_exclusive(l);
-  else shm_lock::unlock_shared(l);
+  if (e.type == MPI_LOCK_EXCLUSIVE)
+    shm_lock::unlock_exclusive(l);
+  else
+    shm_lock::unlock_shared(l);
 }
 
 Status Window::lock(int type, int rank, int assert) {
@@ -64,7 +70,7 @@ Status Window::lock(int type, int rank, int assert) {
   } else {
     OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
   }
-  LockEntry e(rank, local, type, (assert & MPI_MODE_NOCHECK) != 0);
+  LockEntry e(rank, local, type, (assert& MPI_MODE_NOCHECK) != 0);
   // Self locks and shared-memory windows protect direct loads and stores: take them now,
   // on the lock words (a target serves remote lockers on the same words, am_target.cc).
   if (!e.nocheck && local >= 0 && (rank == rank_ || flavor_ == Flavor::kShared)) {
@@ -101,11 +107,12 @@ Status Window::lock_all(int assert) {
   if (access_ == Access::kLock || access_ == Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock_all inside a lock epoch");
   OSPREY_TRY(leave_fence_for("osprey: MPI_Win_lock_all inside a fence or PSCW epoch"));
-  lockall_nocheck_ = (assert & MPI_MODE_NOCHECK) != 0;
+  lockall_nocheck_ = (assert& MPI_MODE_NOCHECK) != 0;
   lockall_held_.clear();
   const size_t words = static_cast<size_t>(ci_->node_size() + 63) / 64;
   lockall_bits_.reset(new std::atomic<uint64_t>[words]);
-  for (size_t i = 0; i < words; ++i) lockall_bits_[i].store(0, std::memory_order_relaxed);
+  for (size_t i = 0; i < words; ++i)
+    lockall_bits_[i].store(0, std::memory_order_relaxed);
   access_ = Access::kLockAll;
   // Shared-memory windows: the user may load and store directly, so take every lock now.
   if (!lockall_nocheck_ && flavor_ == Flavor::kShared) {
@@ -140,7 +147,8 @@ Status Window::unlock_all() {
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");
   const Status s = uses_am_ ? am_unlock_all() : kOk;
   cpu::mem_sync_beside_rmw();
-  for (int local : lockall_held_) shm_lock::unlock_shared(view_.lock(static_cast<uint32_t>(local)));
+  for (int local : lockall_held_)
+    shm_lock::unlock_shared(view_.lock(static_cast<uint32_t>(local)));
   lockall_held_.clear();
   access_ = Access::kNone;
   return s;
@@ -174,8 +182,7 @@ Status Window::flush_local(int rank) {
 
 Status Window::flush_local_all() {
   if (access_ != Access::kLock && access_ != Access::kLockAll)
-    return Err(MPI_ERR_RMA_SYNC,
-               "osprey: MPI_Win_flush_local_all outside a passive-target epoch");
+    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_flush_local_all outside a passive-target epoch");
   return uses_am_ ? am_flush_all(true) : kOk;
 }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "progress/backoff.h"
-#include "transport/am/endpoint.h"
 #include "rma/window.h"
+#include "transport/am/endpoint.h"
 #include "util/cpu.h"
 
 namespace osprey::rma {
@@ -26,7 +26,8 @@ Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
   int n = 0;
   PMPI_Group_size(g, &n);
   std::vector<int> in(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) in[static_cast<size_t>(i)] = i;
+  for (int i = 0; i < n; ++i)
+    in[static_cast<size_t>(i)] = i;
   ranks.assign(static_cast<size_t>(n), MPI_UNDEFINED);
   if (n) PMPI_Group_translate_ranks(g, n, in.data(), group_, ranks.data());
   for (int r : ranks)
@@ -37,7 +38,8 @@ Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
 }
 
 Status Window::post(MPI_Group group, int assert) {
-  if (assert & ~kPostAsserts) return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_post");
+  if (assert & ~kPostAsserts)
+    return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_post");
   if (exposure_)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post while an exposure epoch is open");
   if (access_ == Access::kFence && fence_ops_)
@@ -76,7 +78,7 @@ Status Window::start(MPI_Group group, int assert) {
   std::vector<int> targets;
   OSPREY_TRY(translate_group(group, targets));
   start_ranks_ = std::move(targets);
-  start_seen_.assign(start_ranks_.size(), (assert & MPI_MODE_NOCHECK) ? 1 : 0);
+  start_seen_.assign(start_ranks_.size(), (assert& MPI_MODE_NOCHECK) ? 1 : 0);
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     TargetView t;
     OSPREY_TRY(target(start_ranks_[i], t));

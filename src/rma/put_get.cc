@@ -23,7 +23,7 @@ Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Da
 }  // namespace
 
 Status Window::put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req) {
+                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req) {
   const dt::TypeInfo *ot, *tt;
   OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
   if (rank == MPI_PROC_NULL) return kOk;
@@ -45,8 +45,8 @@ Status Window::put_general(const void* origin, MPI_Count ocount, MPI_Datatype ot
   return write_target(t, where, tcount, *tt, origin, ocount, *ot);
 }
 
-Status Window::get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-                   MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req) {
+Status Window::get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req) {
   const dt::TypeInfo *ot, *tt;
   OSPREY_TRY(check_pair(ocount, otype, tcount, ttype, &ot, &tt));
   if (rank == MPI_PROC_NULL) return kOk;
@@ -58,8 +58,8 @@ Status Window::get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, i
   const std::size_t n = dt::data_bytes(ocount, *ot);
   if (n == 0) return kOk;
   if (t.path == Path::kAm)
-    return am_post(t, am::Kind::kGet, dt::Op::kNoOp, where, origin, ocount, ot, nullptr, 0,
-                   nullptr, tcount, tt, nullptr, req);
+    return am_post(t, am::Kind::kGet, dt::Op::kNoOp, where, origin, ocount, ot, nullptr, 0, nullptr,
+                   tcount, tt, nullptr, req);
   if (t.path == Path::kDirect && ot->dense && tt->dense) {
     std::memmove(static_cast<char*>(origin) + ot->true_lb, direct_address(t, where) + tt->true_lb,
                  n);

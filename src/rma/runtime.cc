@@ -50,6 +50,8 @@ Status ensure_runtime() {
   return kOk;
 }
 
-bool runtime_finalized() { return finalized.load(std::memory_order_relaxed); }
+bool runtime_finalized() {
+  return finalized.load(std::memory_order_relaxed);
+}
 
 }  // namespace osprey::rma

@@ -31,13 +31,14 @@ void lock_shared(shm::LockWords& l) {
   spin_until([&] { return (l.rin.load(std::memory_order_acquire) & kWriterBits) != w; });
 }
 
-void unlock_shared(shm::LockWords& l) { l.rout.fetch_add(kReaderInc, std::memory_order_release); }
+void unlock_shared(shm::LockWords& l) {
+  l.rout.fetch_add(kReaderInc, std::memory_order_release);
+}
 
 void lock_exclusive(shm::LockWords& l) {
   const uint32_t ticket = l.win.fetch_add(1, std::memory_order_acquire);
   spin_until([&] { return l.wout.load(std::memory_order_acquire) == ticket; });
-  const uint32_t readers =
-      l.rin.fetch_add(kPresent | (ticket & kPhase), std::memory_order_acquire);
+  const uint32_t readers = l.rin.fetch_add(kPresent | (ticket & kPhase), std::memory_order_acquire);
   spin_until([&] { return l.rout.load(std::memory_order_acquire) == readers; });
 }
 
@@ -81,8 +82,10 @@ bool advance(AsyncLock& a, shm::LockWords& l) {
 
 void release(AsyncLock& a, shm::LockWords& l) {
   if (a.stage != AsyncLock::Stage::kHeld) return;
-  if (a.type == MPI_LOCK_SHARED) unlock_shared(l);
-  else unlock_exclusive(l);
+  if (a.type == MPI_LOCK_SHARED)
+    unlock_shared(l);
+  else
+    unlock_exclusive(l);
   a.stage = AsyncLock::Stage::kIdle;
 }
 

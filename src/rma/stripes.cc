@@ -7,7 +7,8 @@
 namespace osprey::rma {
 
 std::size_t Stripes::index(int local, uint64_t key) const {
-  uint64_t h = (key >> 4) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(local) * 0xC2B2AE3D27D4EB4Full;
+  uint64_t h =
+      (key >> 4) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(local) * 0xC2B2AE3D27D4EB4Full;
   h ^= h >> 31;
   return static_cast<std::size_t>(h % v_->layout().stripes);
 }
@@ -19,7 +20,8 @@ void Stripes::lock(std::size_t i) const {
   if (w.exchange(1, std::memory_order_acquire) == 0) return;
   progress::Backoff b;
   for (;;) {
-    while (w.load(std::memory_order_relaxed) != 0) b.pause();
+    while (w.load(std::memory_order_relaxed) != 0)
+      b.pause();
     if (w.exchange(1, std::memory_order_acquire) == 0) return;
   }
 }
@@ -31,11 +33,13 @@ void Stripes::unlock(std::size_t i) const {
 Stripes::Guard::Guard(const Stripes& s, std::vector<std::size_t>& set) : s_(s), set_(set) {
   std::sort(set_.begin(), set_.end());
   set_.erase(std::unique(set_.begin(), set_.end()), set_.end());
-  for (std::size_t i : set_) s_.lock(i);
+  for (std::size_t i : set_)
+    s_.lock(i);
 }
 
 Stripes::Guard::~Guard() {
-  for (auto it = set_.rbegin(); it != set_.rend(); ++it) s_.unlock(*it);
+  for (auto it = set_.rbegin(); it != set_.rend(); ++it)
+    s_.unlock(*it);
 }
 
 }  // namespace osprey::rma

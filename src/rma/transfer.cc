@@ -14,7 +14,8 @@ void runs_of(const void* base, MPI_Count count, const dt::TypeInfo& t, std::vect
   dt::RunCursor c(base, count, t);
   char* p;
   std::size_t n;
-  while (c.next(p, n)) out.push_back({p, n});
+  while (c.next(p, n))
+    out.push_back({p, n});
 }
 
 Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count tcount,
@@ -37,9 +38,8 @@ Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count t
 
 }  // namespace
 
-Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount,
-                    const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
-                    const dt::TypeInfo& ot) {
+Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
+                    const void* origin, MPI_Count ocount, const dt::TypeInfo& ot) {
   switch (t.path) {
     case Path::kDirect:
       dt::copy(direct_address(t, where), tcount, tt, origin, ocount, ot);

@@ -8,9 +8,8 @@
 namespace osprey::rma {
 
 // `where`: byte offset from the target's displacement 0, or the absolute address (dynamic).
-Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount,
-                    const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
-                    const dt::TypeInfo& ot);
+Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
+                    const void* origin, MPI_Count ocount, const dt::TypeInfo& ot);
 Status read_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
                    void* origin, MPI_Count ocount, const dt::TypeInfo& ot);
 

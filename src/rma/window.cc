@@ -8,7 +8,9 @@
 
 namespace osprey::rma {
 
-Window::~Window() { release_resources(); }
+Window::~Window() {
+  release_resources();
+}
 
 void Window::release_resources() {
   if (group_ != MPI_GROUP_NULL && !runtime_finalized()) PMPI_Group_free(&group_);
@@ -69,8 +71,8 @@ Status Window::target(int rank, TargetView& t) const {
   return kOk;
 }
 
-Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
-                      const dt::TypeInfo& tt, uint64_t* where) const {
+Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
+                      uint64_t* where) const {
   if (!t.dynamic && disp < 0) return Err(MPI_ERR_DISP, "osprey: negative target displacement");
   if (count == 0 || tt.size == 0) {
     *where = 0;
@@ -81,8 +83,7 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count,
   if (!t.dynamic && tt.dense && !__builtin_mul_overflow(disp, t.disp_unit, &start) &&
       !__builtin_mul_overflow(count, tt.size, &bytes)) {
     const int64_t lo = start + tt.true_lb;
-    if (lo < 0 || lo > static_cast<int64_t>(t.size) ||
-        bytes > static_cast<int64_t>(t.size) - lo)
+    if (lo < 0 || lo > static_cast<int64_t>(t.size) || bytes > static_cast<int64_t>(t.size) - lo)
       return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
     *where = static_cast<uint64_t>(start);
     return kOk;

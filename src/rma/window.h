@@ -14,8 +14,8 @@
 
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
-#include "rma/comm_info.h"
 #include "rma/am_state.h"
+#include "rma/comm_info.h"
 #include "rma/hints.h"
 #include "rma/remote_info.h"
 #include "rma/stripes.h"
@@ -109,14 +109,13 @@ class Window {
   Status put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                      MPI_Request* req = nullptr);
-  Status get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                     MPI_Request* req = nullptr);
+  Status get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                     MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req = nullptr);
   inline Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
-  Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                            int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                            MPI_Op op, MPI_Request* req = nullptr);
+  Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                            MPI_Request* req = nullptr);
   Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, void* result,
                         MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
                         MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
@@ -177,8 +176,8 @@ class Window {
   void release_lock(const LockEntry& e);
   Status acquire_lock(const TargetView& t, int type);  // takes the target's lock words
   Status acquire_lock(int local, int type);
-  Status lock_all_touch(const TargetView& t);           // lock_all's lazy shared lock
-  Status pscw_access(const TargetView& t);              // target must be in the start group
+  Status lock_all_touch(const TargetView& t);  // lock_all's lazy shared lock
+  Status pscw_access(const TargetView& t);     // target must be in the start group
   // Moves the epoch state out of an empty fence epoch, or refuses.
   Status leave_fence_for(const char* what);
   // Validates displacement and extent of a target access; returns the byte offset from
@@ -200,7 +199,7 @@ class Window {
   OpElem* am_new_op();
   OpElem* am_sync_elem(TargetElem* te);  // the target element's own op, for standalone syncs
   TargetElem* am_target_elem(int rank);
-  uint16_t am_lock_flags(int rank);        // the lock request to send now, marked sent
+  uint16_t am_lock_flags(int rank);         // the lock request to send now, marked sent
   uint16_t am_lock_needed(int rank) const;  // the same, without marking
   void am_lockall_window_protocol();
   // Queues an operation toward an AM target (issued at once if `issue_now`).
@@ -280,13 +279,17 @@ class Window {
   struct LockEntry {
     int rank;
     int local;
-    int type;      // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
-    bool nocheck;  // MPI_MODE_NOCHECK: no lock is taken at all
+    int type;                // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
+    bool nocheck;            // MPI_MODE_NOCHECK: no lock is taken at all
     bool am_sent = false;    // message path: the lock request went out with an operation
     std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
     LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
     LockEntry(const LockEntry& o)
-        : rank(o.rank), local(o.local), type(o.type), nocheck(o.nocheck), am_sent(o.am_sent),
+        : rank(o.rank),
+          local(o.local),
+          type(o.type),
+          nocheck(o.nocheck),
+          am_sent(o.am_sent),
           held(o.held.load()) {}
     LockEntry& operator=(const LockEntry& o) {
       rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
@@ -309,8 +312,8 @@ class Window {
   uint32_t exposure_size_ = 0;        // node-local origins that will complete (shm counter)
   uint32_t exposure_am_ = 0;          // origins on the message path that will complete
   Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
-  void await_post(int local);         // consumes node-local target `local`'s post
-  bool exposure_done();               // the exposure epoch's origins all completed
+  void await_post(int local);  // consumes node-local target `local`'s post
+  bool exposure_done();        // the exposure epoch's origins all completed
 };
 
 }  // namespace osprey::rma

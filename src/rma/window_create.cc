@@ -41,9 +41,12 @@ struct Announce {
 shm::MemKind kind_for(Flavor f) {
   switch (f) {
     case Flavor::kAllocate:
-    case Flavor::kShared: return shm::MemKind::kSegment;
-    case Flavor::kCreate: return shm::MemKind::kPrivate;
-    case Flavor::kDynamic: return shm::MemKind::kDynamic;
+    case Flavor::kShared:
+      return shm::MemKind::kSegment;
+    case Flavor::kCreate:
+      return shm::MemKind::kPrivate;
+    case Flavor::kDynamic:
+      return shm::MemKind::kDynamic;
   }
   return shm::MemKind::kPrivate;
 }
@@ -68,8 +71,10 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const bool with_data = kind_for(flavor_) == shm::MemKind::kSegment;
   const int tag = setup_tag(id_);
   MPI_Comm priv = ci_->priv();
-  MemberInit me{my_size, disp_unit_, user_base, static_cast<int32_t>(getpid()), rank_,
-                static_cast<uint32_t>(kind_for(flavor_)), 0};
+  MemberInit me{my_size,   disp_unit_,
+                user_base, static_cast<int32_t>(getpid()),
+                rank_,     static_cast<uint32_t>(kind_for(flavor_)),
+                0};
 
   if (me_local != 0) {
     const int root = ci_->comm_rank_of_local(0);
@@ -85,8 +90,8 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     PMPI_Isend(&mapped, 1, MPI_INT, root, tag, priv, &req);  // root unlinks after every answer
     progress::wait_host(&req);
     if (!s.ok()) return s;
-    const auto l = shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes,
-                                               a.max_attach, nullptr);
+    const auto l =
+        shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, a.max_attach, nullptr);
     view_ = shm::SegmentView(seg_.base(), l);
     return kOk;
   }
@@ -96,16 +101,17 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   members[0] = me;
   std::vector<MPI_Request> reqs(nlocal, MPI_REQUEST_NULL);
   for (uint32_t i = 1; i < nlocal; ++i)
-    PMPI_Irecv(&members[i], sizeof(MemberInit), MPI_BYTE, ci_->comm_rank_of_local(static_cast<int>(i)),
-               tag, priv, &reqs[i]);
+    PMPI_Irecv(&members[i], sizeof(MemberInit), MPI_BYTE,
+               ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv, &reqs[i]);
   progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
 
   std::vector<uint64_t> sizes(nlocal), offsets(nlocal, 0);
-  for (uint32_t i = 0; i < nlocal; ++i) sizes[i] = static_cast<uint64_t>(members[i].size);
+  for (uint32_t i = 0; i < nlocal; ++i)
+    sizes[i] = static_cast<uint64_t>(members[i].size);
   const std::size_t stripes = config().lock_stripes;
   const std::size_t max_attach = flavor_ == Flavor::kDynamic ? config().max_attach : 0;
-  const auto l = shm::SegmentLayout::compute(nlocal, with_data ? sizes.data() : nullptr,
-                                             contiguous, stripes, max_attach, offsets.data());
+  const auto l = shm::SegmentLayout::compute(nlocal, with_data ? sizes.data() : nullptr, contiguous,
+                                             stripes, max_attach, offsets.data());
   Announce a{};
   a.total = l.total;
   a.stripes = stripes;
@@ -119,7 +125,8 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     h.magic = shm::kSegmentMagic;
     h.nranks = nlocal;
     h.flavor = static_cast<uint32_t>(flavor_);
-    for (uint32_t i = 0; i < nlocal; ++i) fill_info(view_.info(i), members[i], offsets[i]);
+    for (uint32_t i = 0; i < nlocal; ++i)
+      fill_info(view_.info(i), members[i], offsets[i]);
   }
   for (uint32_t i = 1; i < nlocal; ++i)
     PMPI_Isend(&a, sizeof a, MPI_BYTE, ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv,
@@ -158,8 +165,12 @@ void Window::finish_setup(const Args& a) {
     case Flavor::kShared:
       base_ = view_.data(view_.info(static_cast<uint32_t>(ci_->node_rank())).data_offset);
       break;
-    case Flavor::kCreate: base_ = a.base; break;
-    case Flavor::kDynamic: base_ = MPI_BOTTOM; break;
+    case Flavor::kCreate:
+      base_ = a.base;
+      break;
+    case Flavor::kDynamic:
+      base_ = MPI_BOTTOM;
+      break;
   }
   PMPI_Comm_group(ci_->priv(), &group_);
   setup_fast_targets();
@@ -168,8 +179,10 @@ void Window::finish_setup(const Args& a) {
 Status Window::create(const Args& a, Window** out) {
   if (a.comm == MPI_COMM_NULL) return Err(MPI_ERR_COMM, "osprey: window on MPI_COMM_NULL");
   Status local = kOk;
-  if (a.size < 0) local = Err(MPI_ERR_SIZE, "osprey: negative window size");
-  else if (a.disp_unit <= 0) local = Err(MPI_ERR_DISP, "osprey: displacement unit must be positive");
+  if (a.size < 0)
+    local = Err(MPI_ERR_SIZE, "osprey: negative window size");
+  else if (a.disp_unit <= 0)
+    local = Err(MPI_ERR_DISP, "osprey: displacement unit must be positive");
   else if (a.disp_unit > INT32_MAX)
     local = Err(MPI_ERR_DISP, "osprey: displacement unit does not fit the window attribute");
   else if (a.anchor == MPI_WIN_NULL)
@@ -197,15 +210,19 @@ Status Window::create(const Args& a, Window** out) {
   const int64_t flavor = static_cast<int64_t>(a.flavor);
   int64_t v[9] = {local.cls,
                   static_cast<int64_t>(ci->proposed_window_id()),
-                  w->size_, -w->size_, w->disp_unit_, -w->disp_unit_,
+                  w->size_,
+                  -w->size_,
+                  w->disp_unit_,
+                  -w->disp_unit_,
                   w->hints_.alloc_shared_noncontig ? 1 : 0,
-                  flavor, -flavor};
+                  flavor,
+                  -flavor};
   agree_max(a.comm, v, 9);
   Status agreed = kOk;
   if (v[0] != 0) {
-    agreed = local.ok() ? Err(static_cast<int>(v[0]),
-                              "osprey: window creation failed on another rank")
-                        : local;
+    agreed = local.ok()
+                 ? Err(static_cast<int>(v[0]), "osprey: window creation failed on another rank")
+                 : local;
   } else if (v[7] != -v[8]) {
     agreed = Err(MPI_ERR_OTHER, "osprey: ranks called different window creation functions");
   } else if (a.flavor == Flavor::kShared && !ci->all_on_node()) {
@@ -249,8 +266,9 @@ Status Window::create(const Args& a, Window** out) {
   if (ok[0] != 0 && s.ok()) ci->remove_window(w->id_);
   if (ok[0] != 0) {
     w->anchor_ = MPI_WIN_NULL;
-    return s.ok() ? Err(static_cast<int>(ok[0]), "osprey: window memory setup failed on another rank")
-                  : s;
+    return s.ok()
+               ? Err(static_cast<int>(ok[0]), "osprey: window memory setup failed on another rank")
+               : s;
   }
 
   OSPREY_LOG(1, "window %llu: flavor %d, %lld bytes, %d ranks (%d on this node), path %s",

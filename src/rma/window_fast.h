@@ -20,8 +20,8 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
         fence_ops_.store(true, std::memory_order_relaxed);
       break;
     case Access::kLockAll:
-      if (!lockall_nocheck_ &&
-          !(lockall_bits_[local / 64].load(std::memory_order_acquire) & (uint64_t{1} << (local % 64))))
+      if (!lockall_nocheck_ && !(lockall_bits_[local / 64].load(std::memory_order_acquire) &
+                                 (uint64_t{1} << (local % 64))))
         return nullptr;
       break;
     case Access::kLock: {
@@ -30,8 +30,10 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
       if (!e->nocheck && !e->held.load(std::memory_order_acquire)) {
         if (threads_) return nullptr;  // the general path serializes lazy acquisition
         shm::LockWords& l = view_.lock(local);
-        if (e->type == MPI_LOCK_EXCLUSIVE) shm_lock::lock_exclusive(l);
-        else shm_lock::lock_shared(l);
+        if (e->type == MPI_LOCK_EXCLUSIVE)
+          shm_lock::lock_exclusive(l);
+        else
+          shm_lock::lock_shared(l);
         cpu::mem_sync_beside_rmw();
         e->held.store(true, std::memory_order_relaxed);
       }
@@ -68,9 +70,8 @@ inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype oty
   return put_general(origin, ocount, otype, rank, disp, tcount, ttype);
 }
 
-inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                                 int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                                 MPI_Op op) {
+inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(otype);
   const dt::Op o = dt::to_op(op);
   if (t && ttype == otype && ocount == tcount && ocount > 0 && t->atomic_width && t->dense &&
@@ -106,14 +107,15 @@ inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, in
   return get_general(origin, ocount, otype, rank, disp, tcount, ttype);
 }
 
-inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type,
-                                   int rank, MPI_Aint disp, MPI_Op op) {
+inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+                                   MPI_Aint disp, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(type);
   const dt::Op o = dt::to_op(op);
   if (t && t->atomic_width && dt::op_applies(o, t->cat)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
-      if (t->cat != dt::Category::kInteger || !dt::integer_atomic(t->atomic_width, o, te, origin, result))
+      if (t->cat != dt::Category::kInteger ||
+          !dt::integer_atomic(t->atomic_width, o, te, origin, result))
         dt::apply_atomic(t->repr, t->elem_size, o, te, origin, result);
       return kOk;
     }
@@ -139,10 +141,18 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
         std::memcpy(result, &expected, sizeof(W));
       };
       switch (t->atomic_width) {
-        case 8: cas(uint64_t{0}); break;
-        case 4: cas(uint32_t{0}); break;
-        case 2: cas(uint16_t{0}); break;
-        default: cas(uint8_t{0}); break;
+        case 8:
+          cas(uint64_t{0});
+          break;
+        case 4:
+          cas(uint32_t{0});
+          break;
+        case 2:
+          cas(uint16_t{0});
+          break;
+        default:
+          cas(uint8_t{0});
+          break;
       }
       return kOk;
     }

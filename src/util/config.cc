@@ -69,8 +69,12 @@ Config& storage() {
 
 }  // namespace
 
-const Config& config() { return storage(); }
+const Config& config() {
+  return storage();
+}
 
-void reload_config_for_tests() { storage() = parse(); }
+void reload_config_for_tests() {
+  storage() = parse();
+}
 
 }  // namespace osprey

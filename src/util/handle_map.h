@@ -151,7 +151,8 @@ class HandleMap {
       const uint64_t k = old->slots[i].key.load(std::memory_order_relaxed);
       if (k == kEmpty || k == kTomb) continue;
       std::size_t j = hash(k) & t->mask;
-      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty) j = (j + 1) & t->mask;
+      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty)
+        j = (j + 1) & t->mask;
       t->slots[j].val.store(old->slots[i].val.load(std::memory_order_relaxed),
                             std::memory_order_relaxed);
       t->slots[j].key.store(k, std::memory_order_relaxed);
@@ -164,8 +165,12 @@ class HandleMap {
   }
 
   // The data stores that follow are release stores, so they cannot move above this one.
-  void begin_write() { seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
-  void end_write() { seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+  void begin_write() {
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  void end_write() {
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
 
   mutable std::mutex mu_;
   std::atomic<uint64_t> seq_{0};

@@ -9,8 +9,8 @@ void write(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace osprey::log
 
-#define OSPREY_LOG(level, ...)                                     \
-  do {                                                             \
+#define OSPREY_LOG(level, ...)                                    \
+  do {                                                            \
     if (__builtin_expect(::osprey::config().debug >= (level), 0)) \
-      ::osprey::log::write(__VA_ARGS__);                           \
+      ::osprey::log::write(__VA_ARGS__);                          \
   } while (0)

@@ -12,13 +12,15 @@ struct Status {
 
 constexpr Status kOk{};
 
-constexpr Status Err(int cls, const char* msg) { return Status{cls, msg}; }
+constexpr Status Err(int cls, const char* msg) {
+  return Status{cls, msg};
+}
 
 }  // namespace osprey
 
 // Returns early from the enclosing function when `expr` yields an error.
-#define OSPREY_TRY(expr)                \
-  do {                                  \
-    ::osprey::Status osprey_s_ = (expr); \
+#define OSPREY_TRY(expr)                   \
+  do {                                     \
+    ::osprey::Status osprey_s_ = (expr);   \
     if (!osprey_s_.ok()) return osprey_s_; \
   } while (0)

@@ -20,42 +20,105 @@ struct ty {
   int pairkind; /* pairs: 0 float, 1 double, 2 long, 3 short, 4 int, 5 long double */
 };
 
-#define T(t, k, w, p) {t, #t, k, w, p}
+#define T(t, k, w, p) \
+  { t, #t, k, w, p }
 static const struct ty types[] = {
-    T(MPI_SIGNED_CHAR, INT, 1, 0), T(MPI_UNSIGNED_CHAR, UINT, 1, 0), T(MPI_SHORT, INT, 2, 0),
-    T(MPI_UNSIGNED_SHORT, UINT, 2, 0), T(MPI_INT, INT, 4, 0), T(MPI_UNSIGNED, UINT, 4, 0),
-    T(MPI_LONG, INT, 8, 0), T(MPI_UNSIGNED_LONG, UINT, 8, 0), T(MPI_LONG_LONG, INT, 8, 0),
-    T(MPI_UNSIGNED_LONG_LONG, UINT, 8, 0), T(MPI_INT8_T, INT, 1, 0), T(MPI_INT16_T, INT, 2, 0),
-    T(MPI_INT32_T, INT, 4, 0), T(MPI_INT64_T, INT, 8, 0), T(MPI_UINT8_T, UINT, 1, 0),
-    T(MPI_UINT16_T, UINT, 2, 0), T(MPI_UINT32_T, UINT, 4, 0), T(MPI_UINT64_T, UINT, 8, 0),
-    T(MPI_AINT, INT, 8, 0), T(MPI_OFFSET, INT, 8, 0), T(MPI_COUNT, INT, 8, 0),
-    T(MPI_INTEGER, INT, 4, 0), T(MPI_INTEGER1, INT, 1, 0), T(MPI_INTEGER2, INT, 2, 0),
-    T(MPI_INTEGER4, INT, 4, 0), T(MPI_INTEGER8, INT, 8, 0),
-    T(MPI_FLOAT, FLT, 4, 0), T(MPI_DOUBLE, FLT, 8, 0), T(MPI_LONG_DOUBLE, FLT, 16, 0),
-    T(MPI_REAL, FLT, 4, 0), T(MPI_DOUBLE_PRECISION, FLT, 8, 0), T(MPI_REAL4, FLT, 4, 0),
-    T(MPI_REAL8, FLT, 8, 0), T(MPI_REAL16, F128, 16, 0),
-    T(MPI_C_FLOAT_COMPLEX, CPLX, 4, 0), T(MPI_C_DOUBLE_COMPLEX, CPLX, 8, 0),
-    T(MPI_C_LONG_DOUBLE_COMPLEX, CPLX, 16, 0), T(MPI_CXX_FLOAT_COMPLEX, CPLX, 4, 0),
-    T(MPI_CXX_DOUBLE_COMPLEX, CPLX, 8, 0), T(MPI_CXX_LONG_DOUBLE_COMPLEX, CPLX, 16, 0),
-    T(MPI_COMPLEX, CPLX, 4, 0), T(MPI_DOUBLE_COMPLEX, CPLX, 8, 0), T(MPI_COMPLEX8, CPLX, 4, 0),
-    T(MPI_COMPLEX16, CPLX, 8, 0), T(MPI_COMPLEX32, Q128, 16, 0),
-    T(MPI_C_BOOL, LOG, 1, 0), T(MPI_CXX_BOOL, LOG, 1, 0), T(MPI_LOGICAL, LOG, 4, 0),
+    T(MPI_SIGNED_CHAR, INT, 1, 0),
+    T(MPI_UNSIGNED_CHAR, UINT, 1, 0),
+    T(MPI_SHORT, INT, 2, 0),
+    T(MPI_UNSIGNED_SHORT, UINT, 2, 0),
+    T(MPI_INT, INT, 4, 0),
+    T(MPI_UNSIGNED, UINT, 4, 0),
+    T(MPI_LONG, INT, 8, 0),
+    T(MPI_UNSIGNED_LONG, UINT, 8, 0),
+    T(MPI_LONG_LONG, INT, 8, 0),
+    T(MPI_UNSIGNED_LONG_LONG, UINT, 8, 0),
+    T(MPI_INT8_T, INT, 1, 0),
+    T(MPI_INT16_T, INT, 2, 0),
+    T(MPI_INT32_T, INT, 4, 0),
+    T(MPI_INT64_T, INT, 8, 0),
+    T(MPI_UINT8_T, UINT, 1, 0),
+    T(MPI_UINT16_T, UINT, 2, 0),
+    T(MPI_UINT32_T, UINT, 4, 0),
+    T(MPI_UINT64_T, UINT, 8, 0),
+    T(MPI_AINT, INT, 8, 0),
+    T(MPI_OFFSET, INT, 8, 0),
+    T(MPI_COUNT, INT, 8, 0),
+    T(MPI_INTEGER, INT, 4, 0),
+    T(MPI_INTEGER1, INT, 1, 0),
+    T(MPI_INTEGER2, INT, 2, 0),
+    T(MPI_INTEGER4, INT, 4, 0),
+    T(MPI_INTEGER8, INT, 8, 0),
+    T(MPI_FLOAT, FLT, 4, 0),
+    T(MPI_DOUBLE, FLT, 8, 0),
+    T(MPI_LONG_DOUBLE, FLT, 16, 0),
+    T(MPI_REAL, FLT, 4, 0),
+    T(MPI_DOUBLE_PRECISION, FLT, 8, 0),
+    T(MPI_REAL4, FLT, 4, 0),
+    T(MPI_REAL8, FLT, 8, 0),
+    T(MPI_REAL16, F128, 16, 0),
+    T(MPI_C_FLOAT_COMPLEX, CPLX, 4, 0),
+    T(MPI_C_DOUBLE_COMPLEX, CPLX, 8, 0),
+    T(MPI_C_LONG_DOUBLE_COMPLEX, CPLX, 16, 0),
+    T(MPI_CXX_FLOAT_COMPLEX, CPLX, 4, 0),
+    T(MPI_CXX_DOUBLE_COMPLEX, CPLX, 8, 0),
+    T(MPI_CXX_LONG_DOUBLE_COMPLEX, CPLX, 16, 0),
+    T(MPI_COMPLEX, CPLX, 4, 0),
+    T(MPI_DOUBLE_COMPLEX, CPLX, 8, 0),
+    T(MPI_COMPLEX8, CPLX, 4, 0),
+    T(MPI_COMPLEX16, CPLX, 8, 0),
+    T(MPI_COMPLEX32, Q128, 16, 0),
+    T(MPI_C_BOOL, LOG, 1, 0),
+    T(MPI_CXX_BOOL, LOG, 1, 0),
+    T(MPI_LOGICAL, LOG, 4, 0),
     T(MPI_BYTE, BYTE, 1, 0),
-    T(MPI_FLOAT_INT, PAIR, 4, 0), T(MPI_DOUBLE_INT, PAIR, 8, 1), T(MPI_LONG_INT, PAIR, 8, 2),
-    T(MPI_SHORT_INT, PAIR, 2, 3), T(MPI_2INT, PAIR, 4, 4), T(MPI_LONG_DOUBLE_INT, PAIR, 16, 5),
-    T(MPI_2INTEGER, PAIR, 4, 4), T(MPI_2REAL, PAIR, 4, 6), T(MPI_2DOUBLE_PRECISION, PAIR, 8, 7),
-    T(MPI_CHAR, OPAQUE, 1, 0), T(MPI_WCHAR, OPAQUE, 4, 0), T(MPI_CHARACTER, OPAQUE, 1, 0),
+    T(MPI_FLOAT_INT, PAIR, 4, 0),
+    T(MPI_DOUBLE_INT, PAIR, 8, 1),
+    T(MPI_LONG_INT, PAIR, 8, 2),
+    T(MPI_SHORT_INT, PAIR, 2, 3),
+    T(MPI_2INT, PAIR, 4, 4),
+    T(MPI_LONG_DOUBLE_INT, PAIR, 16, 5),
+    T(MPI_2INTEGER, PAIR, 4, 4),
+    T(MPI_2REAL, PAIR, 4, 6),
+    T(MPI_2DOUBLE_PRECISION, PAIR, 8, 7),
+    T(MPI_CHAR, OPAQUE, 1, 0),
+    T(MPI_WCHAR, OPAQUE, 4, 0),
+    T(MPI_CHARACTER, OPAQUE, 1, 0),
 };
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
-struct pf { float v; int i; };
-struct pd { double v; int i; };
-struct pl { long v; int i; };
-struct ps { short v; int i; };
-struct pi { int v; int i; };
-struct pld { long double v; int i; };
-struct pff { float v; float i; };
-struct pdd { double v; double i; };
+struct pf {
+  float v;
+  int i;
+};
+struct pd {
+  double v;
+  int i;
+};
+struct pl {
+  long v;
+  int i;
+};
+struct ps {
+  short v;
+  int i;
+};
+struct pi {
+  int v;
+  int i;
+};
+struct pld {
+  long double v;
+  int i;
+};
+struct pff {
+  float v;
+  float i;
+};
+struct pdd {
+  double v;
+  double i;
+};
 
 /* A number as the element representation: value (real part), imaginary part, pair index. */
 static void encode(const struct ty* ty, void* p, long double v, long double im, int idx) {
@@ -72,27 +135,53 @@ static void encode(const struct ty* ty, void* p, long double v, long double im, 
       break;
     }
     case FLT:
-      if (ty->width == 4) *(float*)p = (float)v;
-      else if (ty->width == 8) *(double*)p = (double)v;
-      else *(long double*)p = v;
+      if (ty->width == 4)
+        *(float*)p = (float)v;
+      else if (ty->width == 8)
+        *(double*)p = (double)v;
+      else
+        *(long double*)p = v;
       break;
-    case F128: *(__float128*)p = (__float128)v; break;
+    case F128:
+      *(__float128*)p = (__float128)v;
+      break;
     case CPLX:
-      if (ty->width == 4) ((float*)p)[0] = (float)v, ((float*)p)[1] = (float)im;
-      else if (ty->width == 8) ((double*)p)[0] = (double)v, ((double*)p)[1] = (double)im;
-      else ((long double*)p)[0] = v, ((long double*)p)[1] = im;
+      if (ty->width == 4)
+        ((float*)p)[0] = (float)v, ((float*)p)[1] = (float)im;
+      else if (ty->width == 8)
+        ((double*)p)[0] = (double)v, ((double*)p)[1] = (double)im;
+      else
+        ((long double*)p)[0] = v, ((long double*)p)[1] = im;
       break;
-    case Q128: ((__float128*)p)[0] = (__float128)v, ((__float128*)p)[1] = (__float128)im; break;
+    case Q128:
+      ((__float128*)p)[0] = (__float128)v, ((__float128*)p)[1] = (__float128)im;
+      break;
     case PAIR:
       switch (ty->pairkind) {
-        case 0: ((struct pf*)p)->v = (float)v, ((struct pf*)p)->i = idx; break;
-        case 1: ((struct pd*)p)->v = (double)v, ((struct pd*)p)->i = idx; break;
-        case 2: ((struct pl*)p)->v = (long)v, ((struct pl*)p)->i = idx; break;
-        case 3: ((struct ps*)p)->v = (short)v, ((struct ps*)p)->i = idx; break;
-        case 4: ((struct pi*)p)->v = (int)v, ((struct pi*)p)->i = idx; break;
-        case 5: ((struct pld*)p)->v = v, ((struct pld*)p)->i = idx; break;
-        case 6: ((struct pff*)p)->v = (float)v, ((struct pff*)p)->i = (float)idx; break;
-        case 7: ((struct pdd*)p)->v = (double)v, ((struct pdd*)p)->i = (double)idx; break;
+        case 0:
+          ((struct pf*)p)->v = (float)v, ((struct pf*)p)->i = idx;
+          break;
+        case 1:
+          ((struct pd*)p)->v = (double)v, ((struct pd*)p)->i = idx;
+          break;
+        case 2:
+          ((struct pl*)p)->v = (long)v, ((struct pl*)p)->i = idx;
+          break;
+        case 3:
+          ((struct ps*)p)->v = (short)v, ((struct ps*)p)->i = idx;
+          break;
+        case 4:
+          ((struct pi*)p)->v = (int)v, ((struct pi*)p)->i = idx;
+          break;
+        case 5:
+          ((struct pld*)p)->v = v, ((struct pld*)p)->i = idx;
+          break;
+        case 6:
+          ((struct pff*)p)->v = (float)v, ((struct pff*)p)->i = (float)idx;
+          break;
+        case 7:
+          ((struct pdd*)p)->v = (double)v, ((struct pdd*)p)->i = (double)idx;
+          break;
       }
       break;
   }
@@ -117,25 +206,50 @@ static void decode(const struct ty* ty, const void* p, long double* v, long doub
       break;
     }
     case FLT:
-      *v = ty->width == 4 ? *(const float*)p : ty->width == 8 ? *(const double*)p : *(const long double*)p;
+      *v = ty->width == 4   ? *(const float*)p
+           : ty->width == 8 ? *(const double*)p
+                            : *(const long double*)p;
       break;
-    case F128: *v = (long double)*(const __float128*)p; break;
+    case F128:
+      *v = (long double)*(const __float128*)p;
+      break;
     case CPLX:
-      if (ty->width == 4) *v = ((const float*)p)[0], *im = ((const float*)p)[1];
-      else if (ty->width == 8) *v = ((const double*)p)[0], *im = ((const double*)p)[1];
-      else *v = ((const long double*)p)[0], *im = ((const long double*)p)[1];
+      if (ty->width == 4)
+        *v = ((const float*)p)[0], *im = ((const float*)p)[1];
+      else if (ty->width == 8)
+        *v = ((const double*)p)[0], *im = ((const double*)p)[1];
+      else
+        *v = ((const long double*)p)[0], *im = ((const long double*)p)[1];
       break;
-    case Q128: *v = (long double)((const __float128*)p)[0], *im = (long double)((const __float128*)p)[1]; break;
+    case Q128:
+      *v = (long double)((const __float128*)p)[0], *im = (long double)((const __float128*)p)[1];
+      break;
     case PAIR:
       switch (ty->pairkind) {
-        case 0: *v = ((const struct pf*)p)->v, *idx = ((const struct pf*)p)->i; break;
-        case 1: *v = ((const struct pd*)p)->v, *idx = ((const struct pd*)p)->i; break;
-        case 2: *v = ((const struct pl*)p)->v, *idx = ((const struct pl*)p)->i; break;
-        case 3: *v = ((const struct ps*)p)->v, *idx = ((const struct ps*)p)->i; break;
-        case 4: *v = ((const struct pi*)p)->v, *idx = ((const struct pi*)p)->i; break;
-        case 5: *v = ((const struct pld*)p)->v, *idx = ((const struct pld*)p)->i; break;
-        case 6: *v = ((const struct pff*)p)->v, *idx = (int)((const struct pff*)p)->i; break;
-        case 7: *v = ((const struct pdd*)p)->v, *idx = (int)((const struct pdd*)p)->i; break;
+        case 0:
+          *v = ((const struct pf*)p)->v, *idx = ((const struct pf*)p)->i;
+          break;
+        case 1:
+          *v = ((const struct pd*)p)->v, *idx = ((const struct pd*)p)->i;
+          break;
+        case 2:
+          *v = ((const struct pl*)p)->v, *idx = ((const struct pl*)p)->i;
+          break;
+        case 3:
+          *v = ((const struct ps*)p)->v, *idx = ((const struct ps*)p)->i;
+          break;
+        case 4:
+          *v = ((const struct pi*)p)->v, *idx = ((const struct pi*)p)->i;
+          break;
+        case 5:
+          *v = ((const struct pld*)p)->v, *idx = ((const struct pld*)p)->i;
+          break;
+        case 6:
+          *v = ((const struct pff*)p)->v, *idx = (int)((const struct pff*)p)->i;
+          break;
+        case 7:
+          *v = ((const struct pdd*)p)->v, *idx = (int)((const struct pdd*)p)->i;
+          break;
       }
       break;
   }
@@ -146,9 +260,9 @@ struct opcase {
   const char* name;
 };
 static const struct opcase ops[] = {
-    {MPI_SUM, "SUM"},   {MPI_PROD, "PROD"},     {MPI_MAX, "MAX"},         {MPI_MIN, "MIN"},
-    {MPI_LAND, "LAND"}, {MPI_LOR, "LOR"},       {MPI_LXOR, "LXOR"},       {MPI_BAND, "BAND"},
-    {MPI_BOR, "BOR"},   {MPI_BXOR, "BXOR"},     {MPI_MAXLOC, "MAXLOC"},   {MPI_MINLOC, "MINLOC"},
+    {MPI_SUM, "SUM"},         {MPI_PROD, "PROD"},   {MPI_MAX, "MAX"},       {MPI_MIN, "MIN"},
+    {MPI_LAND, "LAND"},       {MPI_LOR, "LOR"},     {MPI_LXOR, "LXOR"},     {MPI_BAND, "BAND"},
+    {MPI_BOR, "BOR"},         {MPI_BXOR, "BXOR"},   {MPI_MAXLOC, "MAXLOC"}, {MPI_MINLOC, "MINLOC"},
     {MPI_REPLACE, "REPLACE"}, {MPI_NO_OP, "NO_OP"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
@@ -156,7 +270,8 @@ static const struct opcase ops[] = {
 static int allowed(const struct ty* ty, MPI_Op op) {
   const enum kind k = ty->kind;
   if (op == MPI_REPLACE || op == MPI_NO_OP) return 1;
-  if (op == MPI_SUM || op == MPI_PROD) return k == INT || k == UINT || k == FLT || k == F128 || k == CPLX || k == Q128;
+  if (op == MPI_SUM || op == MPI_PROD)
+    return k == INT || k == UINT || k == FLT || k == F128 || k == CPLX || k == Q128;
   if (op == MPI_MAX || op == MPI_MIN) return k == INT || k == UINT || k == FLT || k == F128;
   if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return k == INT || k == UINT || k == LOG;
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) return k == INT || k == UINT || k == BYTE;
@@ -164,38 +279,61 @@ static int allowed(const struct ty* ty, MPI_Op op) {
 }
 
 /* Operand of origin r at step k, the initial target value, and the exact final value. */
-static int is_complex(const struct ty* ty) { return ty->kind == CPLX || ty->kind == Q128; }
+static int is_complex(const struct ty* ty) {
+  return ty->kind == CPLX || ty->kind == Q128;
+}
 
-static void operand(const struct ty* ty, MPI_Op op, int r, int k, long double* v,
-                    long double* im, int* idx) {
+static void operand(const struct ty* ty, MPI_Op op, int r, int k, long double* v, long double* im,
+                    int* idx) {
   *im = 0;
   *idx = r;
-  if (op == MPI_SUM) *v = 1, *im = -1;
-  else if (op == MPI_PROD && is_complex(ty)) *v = k < 2 ? 0 : 1, *im = k < 2 ? 1 : 0; /* i, i, 1.. */
-  else if (op == MPI_PROD) *v = k < 2 ? 2 : 1;
-  else if (op == MPI_MAX) *v = r * K + k;
-  else if (op == MPI_MIN) *v = 127 - (r * K + k);
-  else if (op == MPI_LAND) *v = !(r == t_size - 1 && k == K - 1);
-  else if (op == MPI_LOR) *v = r == 0 && k == K - 1;
-  else if (op == MPI_LXOR) *v = 1;
-  else if (op == MPI_BAND) *v = 0xFF & ~(1 << ((r * K + k) % 7));
-  else if (op == MPI_BOR) *v = 1 << ((r * K + k) % 7);
-  else if (op == MPI_BXOR) *v = 1 << (r % 7);
-  else if (op == MPI_MAXLOC) *v = k + r;
-  else if (op == MPI_MINLOC) *v = k; /* every origin ties at 0: the smallest index wins */
-  else *v = r * K + k;              /* REPLACE, NO_OP */
+  if (op == MPI_SUM)
+    *v = 1, *im = -1;
+  else if (op == MPI_PROD && is_complex(ty))
+    *v = k < 2 ? 0 : 1, *im = k < 2 ? 1 : 0; /* i, i, 1.. */
+  else if (op == MPI_PROD)
+    *v = k < 2 ? 2 : 1;
+  else if (op == MPI_MAX)
+    *v = r * K + k;
+  else if (op == MPI_MIN)
+    *v = 127 - (r * K + k);
+  else if (op == MPI_LAND)
+    *v = !(r == t_size - 1 && k == K - 1);
+  else if (op == MPI_LOR)
+    *v = r == 0 && k == K - 1;
+  else if (op == MPI_LXOR)
+    *v = 1;
+  else if (op == MPI_BAND)
+    *v = 0xFF & ~(1 << ((r * K + k) % 7));
+  else if (op == MPI_BOR)
+    *v = 1 << ((r * K + k) % 7);
+  else if (op == MPI_BXOR)
+    *v = 1 << (r % 7);
+  else if (op == MPI_MAXLOC)
+    *v = k + r;
+  else if (op == MPI_MINLOC)
+    *v = k; /* every origin ties at 0: the smallest index wins */
+  else
+    *v = r * K + k; /* REPLACE, NO_OP */
 }
 
 static void initial(const struct ty* ty, MPI_Op op, long double* v, long double* im, int* idx) {
   *im = 0;
   *idx = 99;
-  if (op == MPI_PROD) *v = 1;
-  else if (op == MPI_MIN) *v = 127;
-  else if (op == MPI_LAND) *v = 1;
-  else if (op == MPI_BAND) *v = 0xFF;
-  else if (op == MPI_MAXLOC) *v = -1;
-  else if (op == MPI_MINLOC) *v = 1000;
-  else *v = op == MPI_NO_OP ? 77 : 0;
+  if (op == MPI_PROD)
+    *v = 1;
+  else if (op == MPI_MIN)
+    *v = 127;
+  else if (op == MPI_LAND)
+    *v = 1;
+  else if (op == MPI_BAND)
+    *v = 0xFF;
+  else if (op == MPI_MAXLOC)
+    *v = -1;
+  else if (op == MPI_MINLOC)
+    *v = 1000;
+  else
+    *v = op == MPI_NO_OP ? 77 : 0;
   (void)ty;
 }
 
@@ -205,33 +343,46 @@ static void check_final(const struct ty* ty, MPI_Op op, const char* opname, cons
   int idx, want_idx = -1;
   decode(ty, p, &v, &im, &idx);
   const int n = K * t_size;
-  if (op == MPI_SUM) want = n, want_im = -n;
+  if (op == MPI_SUM)
+    want = n, want_im = -n;
   else if (op == MPI_PROD) {
     /* Reals: each origin doubles twice. Complex: each origin multiplies by i twice. */
     want = is_complex(ty) ? (t_size % 2 ? -1 : 1) : (1 << (2 * t_size));
-  } else if (op == MPI_MAX) want = (t_size - 1) * K + K - 1;
-  else if (op == MPI_MIN) want = 127 - ((t_size - 1) * K + K - 1);
-  else if (op == MPI_LAND) want = 0;
-  else if (op == MPI_LOR) want = 1;
-  else if (op == MPI_LXOR) want = n % 2;
-  else if (op == MPI_BAND) want = 0xFF & ~0x7F;
-  else if (op == MPI_BOR) want = 0x7F;
+  } else if (op == MPI_MAX)
+    want = (t_size - 1) * K + K - 1;
+  else if (op == MPI_MIN)
+    want = 127 - ((t_size - 1) * K + K - 1);
+  else if (op == MPI_LAND)
+    want = 0;
+  else if (op == MPI_LOR)
+    want = 1;
+  else if (op == MPI_LXOR)
+    want = n % 2;
+  else if (op == MPI_BAND)
+    want = 0xFF & ~0x7F;
+  else if (op == MPI_BOR)
+    want = 0x7F;
   else if (op == MPI_BXOR) {
     int bits = 0;
     for (int r = 0; r < t_size; r++)
       if (K % 2) bits ^= 1 << (r % 7);
     want = bits;
-  } else if (op == MPI_MAXLOC) want = K - 1 + t_size - 1, want_idx = t_size - 1;
-  else if (op == MPI_MINLOC) want = 0, want_idx = 0;
-  else if (op == MPI_NO_OP) want = 77;
+  } else if (op == MPI_MAXLOC)
+    want = K - 1 + t_size - 1, want_idx = t_size - 1;
+  else if (op == MPI_MINLOC)
+    want = 0, want_idx = 0;
+  else if (op == MPI_NO_OP)
+    want = 77;
   if (op == MPI_REPLACE && ty->kind == LOG) {
     CHECK(v == 1, "%s %s REPLACE: %Lg", flavor, ty->name, v);
     return;
   }
   if (op == MPI_REPLACE) {
     int ok = 0;
-    for (int r = 0; r < t_size; r++) ok |= v == r * K + K - 1;
-    CHECK(ok, "%s %s %s: REPLACE left %Lg, not any origin's last value", flavor, ty->name, opname, v);
+    for (int r = 0; r < t_size; r++)
+      ok |= v == r * K + K - 1;
+    CHECK(ok, "%s %s %s: REPLACE left %Lg, not any origin's last value", flavor, ty->name, opname,
+          v);
     return;
   }
   if (ty->kind == UINT && op == MPI_SUM) want_im = 0;
@@ -243,7 +394,8 @@ static void check_final(const struct ty* ty, MPI_Op op, const char* opname, cons
   decode(ty, canon, &want, &want_im, &ignored);
   CHECK(v == want && im == want_im, "%s %s %s: got %Lg%+Lgi, want %Lg%+Lgi", flavor, ty->name,
         opname, v, im, want, want_im);
-  if (want_idx >= 0) CHECK(idx == want_idx, "%s %s %s: index %d, want %d", flavor, ty->name, opname, idx, want_idx);
+  if (want_idx >= 0)
+    CHECK(idx == want_idx, "%s %s %s: index %d, want %d", flavor, ty->name, opname, idx, want_idx);
 }
 
 static void run(enum t_flavor f, int target) {
@@ -279,9 +431,17 @@ static void run(enum t_flavor f, int target) {
         const MPI_Aint d = tbase + (ti * NOPS + oi) * SLOT;
         /* Alternate the three accumulate forms. */
         switch ((k + ti) % 3) {
-          case 0: MPI_OK(MPI_Accumulate(buf, 1, types[ti].t, target, d, 1, types[ti].t, ops[oi].op, w.win)); break;
-          case 1: MPI_OK(MPI_Get_accumulate(buf, 1, types[ti].t, res, 1, types[ti].t, target, d, 1, types[ti].t, ops[oi].op, w.win)); break;
-          default: MPI_OK(MPI_Fetch_and_op(buf, res, types[ti].t, target, d, ops[oi].op, w.win)); break;
+          case 0:
+            MPI_OK(
+                MPI_Accumulate(buf, 1, types[ti].t, target, d, 1, types[ti].t, ops[oi].op, w.win));
+            break;
+          case 1:
+            MPI_OK(MPI_Get_accumulate(buf, 1, types[ti].t, res, 1, types[ti].t, target, d, 1,
+                                      types[ti].t, ops[oi].op, w.win));
+            break;
+          default:
+            MPI_OK(MPI_Fetch_and_op(buf, res, types[ti].t, target, d, ops[oi].op, w.win));
+            break;
         }
       }
   MPI_OK(MPI_Win_unlock_all(w.win));
@@ -317,7 +477,8 @@ static void fetch_permutation(enum t_flavor f, MPI_Datatype type, int width) {
       MPI_OK(MPI_Get_accumulate(&one, 1, type, &old[i], 1, type, 0, d, 1, type, MPI_SUM, w.win));
   }
   MPI_OK(MPI_Win_unlock_all(w.win));
-  for (int i = 0; i < N; i++) got[i] = (int64_t)old[i];
+  for (int i = 0; i < N; i++)
+    got[i] = (int64_t)old[i];
   free(old);
   int64_t* all = malloc(sizeof(int64_t) * N * (size_t)t_size);
   MPI_Allgather(got, N, MPI_INT64_T, all, N, MPI_INT64_T, MPI_COMM_WORLD);
@@ -325,8 +486,8 @@ static void fetch_permutation(enum t_flavor f, MPI_Datatype type, int width) {
   for (int i = 0; i < N * t_size; i++) {
     CHECK(all[i] >= 0 && all[i] < N * t_size, "%s width %d: fetched %lld out of range",
           t_flavor_names[f], width, (long long)all[i]);
-    CHECK(!seen[all[i]], "%s width %d: value %lld fetched twice: lost update",
-          t_flavor_names[f], width, (long long)all[i]);
+    CHECK(!seen[all[i]], "%s width %d: value %lld fetched twice: lost update", t_flavor_names[f],
+          width, (long long)all[i]);
     seen[all[i]] = 1;
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -334,7 +495,7 @@ static void fetch_permutation(enum t_flavor f, MPI_Datatype type, int width) {
     uint64_t final = 0;
     memcpy(&final, w.base + 8, (size_t)width);
     CHECK(final == (uint64_t)(N * t_size), "%s: final counter %llu", t_flavor_names[f],
-          (unsigned long long)final);
+          (unsigned long long) final);
   }
   free(seen);
   free(all);

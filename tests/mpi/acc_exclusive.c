@@ -20,7 +20,9 @@ struct layout {
   } maxloc[N];
 };
 
-static int hit(int round, int origin) { return (round * 7 + origin * 131) % N; }
+static int hit(int round, int origin) {
+  return (round * 7 + origin * 131) % N;
+}
 
 static void origin_rounds(MPI_Win win) {
   static struct layout src;
@@ -68,7 +70,8 @@ static void origin_rounds(MPI_Win win) {
 static void check(const struct layout* m, const char* flavor) {
   int64_t fops[N] = {0};
   for (int round = 0; round < ROUNDS; round++)
-    for (int o = 0; o < t_size; o++) fops[hit(round, o)]++;
+    for (int o = 0; o < t_size; o++)
+      fops[hit(round, o)]++;
   const int64_t ranks_sum = (int64_t)t_size * (t_size + 1) / 2;
   const int from = (int)(m->replace[0] / N);
   for (int i = 0; i < N; i++) {
@@ -94,8 +97,9 @@ static void check(const struct layout* m, const char* flavor) {
     CHECK(m->max[i] == mx, "%s: max[%d] = %d, want %d", flavor, i, m->max[i], mx);
     CHECK(m->wrap[i] == (uint8_t)w, "%s: wrap[%d] = %u, want %u", flavor, i, m->wrap[i],
           (unsigned)(uint8_t)w);
-    CHECK(m->maxloc[i].v == best && m->maxloc[i].i == at, "%s: maxloc[%d] = (%d, %d), want (%d, %d)",
-          flavor, i, m->maxloc[i].v, m->maxloc[i].i, best, at);
+    CHECK(m->maxloc[i].v == best && m->maxloc[i].i == at,
+          "%s: maxloc[%d] = (%d, %d), want (%d, %d)", flavor, i, m->maxloc[i].v, m->maxloc[i].i,
+          best, at);
   }
 }
 
@@ -113,7 +117,8 @@ int main(int argc, char** argv) {
     }
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t_rank, 0, win));
     memset(m, 0, sizeof *m);
-    for (int i = 0; i < N; i++) m->maxloc[i].v = -1;
+    for (int i = 0; i < N; i++)
+      m->maxloc[i].v = -1;
     MPI_OK(MPI_Win_unlock(t_rank, win));
     MPI_Barrier(MPI_COMM_WORLD);
     origin_rounds(win);

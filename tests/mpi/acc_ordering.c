@@ -19,20 +19,25 @@ int main(int argc, char** argv) {
       int64_t seen, one = 1;
       /* waw: a REPLACE of i, then raw: read it back through NO_OP. */
       MPI_OK(MPI_Accumulate(&i, 1, MPI_INT64_T, target, d, 1, MPI_INT64_T, MPI_REPLACE, w.win));
-      MPI_OK(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, target, d, 1, MPI_INT64_T, MPI_NO_OP, w.win));
+      MPI_OK(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &seen, 1, MPI_INT64_T, target, d, 1,
+                                MPI_INT64_T, MPI_NO_OP, w.win));
       MPI_OK(MPI_Win_flush_local(target, w.win));
-      CHECK(seen == i, "%s: read %lld after replacing with %lld", t_flavor_names[f], (long long)seen, (long long)i);
+      CHECK(seen == i, "%s: read %lld after replacing with %lld", t_flavor_names[f],
+            (long long)seen, (long long)i);
       /* rar/war on the second word: fetch-and-add returns 0, 1, 2, ... in order. */
       MPI_OK(MPI_Fetch_and_op(&one, &seen, MPI_INT64_T, target, d + 8, MPI_SUM, w.win));
       MPI_OK(MPI_Win_flush_local(target, w.win));
-      CHECK(seen == prev + 1, "%s: fetch-and-add returned %lld after %lld", t_flavor_names[f], (long long)seen, (long long)prev);
+      CHECK(seen == prev + 1, "%s: fetch-and-add returned %lld after %lld", t_flavor_names[f],
+            (long long)seen, (long long)prev);
       prev = seen;
     }
     MPI_OK(MPI_Win_unlock(target, w.win));
     MPI_Barrier(MPI_COMM_WORLD);
     const int src = (t_rank + t_size - 1) % t_size;
-    CHECK(((int64_t*)w.base)[src * 2] == N, "%s: final %lld", t_flavor_names[f], (long long)((int64_t*)w.base)[src * 2]);
-    CHECK(((int64_t*)w.base)[src * 2 + 1] == N, "%s: counter %lld", t_flavor_names[f], (long long)((int64_t*)w.base)[src * 2 + 1]);
+    CHECK(((int64_t*)w.base)[src * 2] == N, "%s: final %lld", t_flavor_names[f],
+          (long long)((int64_t*)w.base)[src * 2]);
+    CHECK(((int64_t*)w.base)[src * 2 + 1] == N, "%s: counter %lld", t_flavor_names[f],
+          (long long)((int64_t*)w.base)[src * 2 + 1]);
     t_win_free(&w);
   }
   return t_finish("acc_ordering");

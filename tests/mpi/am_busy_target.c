@@ -21,9 +21,11 @@ static void hammer(int phase) {
 
 static void verify(int phase) {
   MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-  CHECK(mem[0] == (int64_t)phase * EPOCHS * (t_size - 1), "phase %d: counter %lld", phase, (long long)mem[0]);
+  CHECK(mem[0] == (int64_t)phase * EPOCHS * (t_size - 1), "phase %d: counter %lld", phase,
+        (long long)mem[0]);
   for (int r = 1; r < t_size; r++)
-    CHECK(mem[r] == (int64_t)phase * 1000 + EPOCHS - 1, "phase %d: rank %d wrote %lld", phase, r, (long long)mem[r]);
+    CHECK(mem[r] == (int64_t)phase * 1000 + EPOCHS - 1, "phase %d: rank %d wrote %lld", phase, r,
+          (long long)mem[r]);
   MPI_OK(MPI_Win_unlock(0, win));
 }
 

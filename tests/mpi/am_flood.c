@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   }
   /* Fetched values are increasing for one origin (ordering) and below the total. */
   for (int i = 1; i < N / 10; i++)
-    CHECK(fetched[i] > fetched[i - 1] && fetched[i] < (int64_t)(N / 10) * t_size, "fetch %d: %lld after %lld", i, (long long)fetched[i], (long long)fetched[i - 1]);
+    CHECK(fetched[i] > fetched[i - 1] && fetched[i] < (int64_t)(N / 10) * t_size,
+          "fetch %d: %lld after %lld", i, (long long)fetched[i], (long long)fetched[i - 1]);
   free(fetched);
   MPI_OK(MPI_Win_free(&win));
   return t_finish("am_flood");

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_lock_all(0, w.win));
     for (int i = 0; i < N; i++) {
       int64_t old, cur, next;
-      MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, t_disp(&w, 0, 0, du), 1, MPI_INT64_T, MPI_SUM, w.win));
+      MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, t_disp(&w, 0, 0, du), 1, MPI_INT64_T, MPI_SUM,
+                            w.win));
       MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, t_disp(&w, 0, 8, du), MPI_SUM, w.win));
       MPI_OK(MPI_Win_flush(0, w.win));
       /* A compare-and-swap increment loop on a third word. */
@@ -26,7 +27,8 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Win_flush(0, w.win));
       for (;;) {
         next = cur + 1;
-        MPI_OK(MPI_Compare_and_swap(&next, &cur, &old, MPI_INT64_T, 0, t_disp(&w, 0, 16, du), w.win));
+        MPI_OK(
+            MPI_Compare_and_swap(&next, &cur, &old, MPI_INT64_T, 0, t_disp(&w, 0, 16, du), w.win));
         MPI_OK(MPI_Win_flush(0, w.win));
         if (old == cur) break;
         cur = old;
@@ -36,7 +38,8 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) {
       for (int k = 0; k < 3; k++)
-        CHECK(mine[k] == (int64_t)N * t_size, "%s: word %d is %lld, want %lld (lost update)", t_flavor_names[f], k, (long long)mine[k], (long long)N * t_size);
+        CHECK(mine[k] == (int64_t)N * t_size, "%s: word %d is %lld, want %lld (lost update)",
+              t_flavor_names[f], k, (long long)mine[k], (long long)N * t_size);
       MPI_Info info;
       char path[MPI_MAX_INFO_VAL + 1];
       int flag;

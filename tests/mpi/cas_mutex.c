@@ -22,7 +22,8 @@ static int64_t read_word(int rank, int word) {
 }
 
 static void write_word(int rank, int word, int64_t v) {
-  MPI_OK(MPI_Accumulate(&v, 1, MPI_INT64_T, rank, at(rank, word), 1, MPI_INT64_T, MPI_REPLACE, w.win));
+  MPI_OK(
+      MPI_Accumulate(&v, 1, MPI_INT64_T, rank, at(rank, word), 1, MPI_INT64_T, MPI_REPLACE, w.win));
   MPI_OK(MPI_Win_flush(rank, w.win));
 }
 
@@ -53,7 +54,8 @@ static void release(void) {
 static void run(enum t_flavor f) {
   t_win_create(&w, f, NWORDS * sizeof(int64_t), sizeof(int64_t), MPI_COMM_WORLD);
   int64_t* mine = (int64_t*)w.base;
-  for (int i = 0; i < NWORDS; i++) mine[i] = 0;
+  for (int i = 0; i < NWORDS; i++)
+    mine[i] = 0;
   mine[TAIL] = -1;
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_OK(MPI_Win_lock_all(0, w.win));
@@ -62,7 +64,8 @@ static void run(enum t_flavor f) {
     int64_t one = 1, minus = -1, occ, c;
     MPI_OK(MPI_Fetch_and_op(&one, &occ, MPI_INT64_T, 0, at(0, OCC), MPI_SUM, w.win));
     MPI_OK(MPI_Win_flush(0, w.win));
-    CHECK(occ == 0, "%s: critical section already occupied (%lld)", t_flavor_names[f], (long long)occ);
+    CHECK(occ == 0, "%s: critical section already occupied (%lld)", t_flavor_names[f],
+          (long long)occ);
     MPI_OK(MPI_Get(&c, 1, MPI_INT64_T, 0, at(0, COUNTER), 1, MPI_INT64_T, w.win));
     MPI_OK(MPI_Win_flush(0, w.win));
     c++;
@@ -77,8 +80,8 @@ static void run(enum t_flavor f) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == 0) {
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
-    CHECK(mine[COUNTER] == (int64_t)ITERS * t_size, "%s: counter %lld, want %d",
-          t_flavor_names[f], (long long)mine[COUNTER], ITERS * t_size);
+    CHECK(mine[COUNTER] == (int64_t)ITERS * t_size, "%s: counter %lld, want %d", t_flavor_names[f],
+          (long long)mine[COUNTER], ITERS * t_size);
     MPI_OK(MPI_Win_unlock(0, w.win));
   }
   t_win_free(&w);
@@ -86,6 +89,7 @@ static void run(enum t_flavor f) {
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  for (int f = 0; f < T_NFLAVORS; f++) run((enum t_flavor)f);
+  for (int f = 0; f < T_NFLAVORS; f++)
+    run((enum t_flavor)f);
   return t_finish("cas_mutex");
 }

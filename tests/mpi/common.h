@@ -11,38 +11,36 @@
 
 static int t_rank, t_size;
 
-#define CHECK(cond, ...)                                                    \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", t_rank,        \
-              __FILE__, __LINE__, #cond);                                   \
-      fprintf(stderr, __VA_ARGS__);                                         \
-      fprintf(stderr, "\n");                                                \
-      fflush(stderr);                                                       \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                         \
-    }                                                                       \
+#define CHECK(cond, ...)                                                                         \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", t_rank, __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                                              \
+      fprintf(stderr, "\n");                                                                     \
+      fflush(stderr);                                                                            \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+    }                                                                                            \
   } while (0)
 
-#define MPI_OK(call)                                                        \
-  do {                                                                      \
-    int rc_ = (call);                                                       \
-    if (rc_ != MPI_SUCCESS) {                                               \
-      char msg_[MPI_MAX_ERROR_STRING];                                      \
-      int len_ = 0;                                                         \
-      MPI_Error_string(rc_, msg_, &len_);                                   \
-      CHECK(0, "%s returned %d: %s", #call, rc_, msg_);                     \
-    }                                                                       \
+#define MPI_OK(call)                                    \
+  do {                                                  \
+    int rc_ = (call);                                   \
+    if (rc_ != MPI_SUCCESS) {                           \
+      char msg_[MPI_MAX_ERROR_STRING];                  \
+      int len_ = 0;                                     \
+      MPI_Error_string(rc_, msg_, &len_);               \
+      CHECK(0, "%s returned %d: %s", #call, rc_, msg_); \
+    }                                                   \
   } while (0)
 
 /* Expects `call` to fail with error class `cls` (the window or communicator must have
  * MPI_ERRORS_RETURN). */
-#define EXPECT_CLASS(cls, call)                                             \
-  do {                                                                      \
-    int rc_ = (call), c_ = -1;                                              \
-    if (rc_ != MPI_SUCCESS) MPI_Error_class(rc_, &c_);                      \
-    CHECK(rc_ != MPI_SUCCESS && c_ == (cls),                                \
-          "%s: want error class %d (%s), got rc %d class %d", #call, (cls), \
-          #cls, rc_, c_);                                                   \
+#define EXPECT_CLASS(cls, call)                                                                  \
+  do {                                                                                           \
+    int rc_ = (call), c_ = -1;                                                                   \
+    if (rc_ != MPI_SUCCESS) MPI_Error_class(rc_, &c_);                                           \
+    CHECK(rc_ != MPI_SUCCESS && c_ == (cls), "%s: want error class %d (%s), got rc %d class %d", \
+          #call, (cls), #cls, rc_, c_);                                                          \
   } while (0)
 
 static inline void t_init(int* argc, char*** argv) {
@@ -67,7 +65,8 @@ static inline unsigned char t_pattern(int o, int t, size_t i, int e) {
 
 static inline void t_fill(void* buf, size_t n, int o, int t, int e) {
   unsigned char* b = (unsigned char*)buf;
-  for (size_t i = 0; i < n; i++) b[i] = t_pattern(o, t, i, e);
+  for (size_t i = 0; i < n; i++)
+    b[i] = t_pattern(o, t, i, e);
 }
 
 /* Compares the data bytes (holes excluded) of `count` elements of `type` at a and b. */
@@ -90,43 +89,91 @@ struct t_type {
   MPI_Datatype type;
   const char* name;
 };
-#define T_TYPE(t) {t, #t}
+#define T_TYPE(t) \
+  { t, #t }
 __attribute__((unused)) static const struct t_type t_types[] = {
-    T_TYPE(MPI_CHAR), T_TYPE(MPI_SIGNED_CHAR), T_TYPE(MPI_UNSIGNED_CHAR), T_TYPE(MPI_BYTE),
-    T_TYPE(MPI_WCHAR), T_TYPE(MPI_SHORT), T_TYPE(MPI_UNSIGNED_SHORT), T_TYPE(MPI_INT),
-    T_TYPE(MPI_UNSIGNED), T_TYPE(MPI_LONG), T_TYPE(MPI_UNSIGNED_LONG), T_TYPE(MPI_LONG_LONG_INT),
-    T_TYPE(MPI_LONG_LONG), T_TYPE(MPI_UNSIGNED_LONG_LONG), T_TYPE(MPI_FLOAT), T_TYPE(MPI_DOUBLE),
-    T_TYPE(MPI_LONG_DOUBLE), T_TYPE(MPI_INT8_T), T_TYPE(MPI_INT16_T), T_TYPE(MPI_INT32_T),
-    T_TYPE(MPI_INT64_T), T_TYPE(MPI_UINT8_T), T_TYPE(MPI_UINT16_T), T_TYPE(MPI_UINT32_T),
-    T_TYPE(MPI_UINT64_T), T_TYPE(MPI_C_BOOL), T_TYPE(MPI_C_FLOAT_COMPLEX), T_TYPE(MPI_C_COMPLEX),
-    T_TYPE(MPI_C_DOUBLE_COMPLEX), T_TYPE(MPI_C_LONG_DOUBLE_COMPLEX), T_TYPE(MPI_AINT),
-    T_TYPE(MPI_OFFSET), T_TYPE(MPI_COUNT), T_TYPE(MPI_PACKED), T_TYPE(MPI_FLOAT_INT),
-    T_TYPE(MPI_DOUBLE_INT), T_TYPE(MPI_LONG_INT), T_TYPE(MPI_SHORT_INT), T_TYPE(MPI_2INT),
-    T_TYPE(MPI_LONG_DOUBLE_INT), T_TYPE(MPI_CXX_BOOL), T_TYPE(MPI_CXX_FLOAT_COMPLEX),
-    T_TYPE(MPI_CXX_DOUBLE_COMPLEX), T_TYPE(MPI_CXX_LONG_DOUBLE_COMPLEX), T_TYPE(MPI_INTEGER),
-    T_TYPE(MPI_REAL), T_TYPE(MPI_DOUBLE_PRECISION), T_TYPE(MPI_COMPLEX),
-    T_TYPE(MPI_DOUBLE_COMPLEX), T_TYPE(MPI_LOGICAL), T_TYPE(MPI_CHARACTER),
-    T_TYPE(MPI_2INTEGER), T_TYPE(MPI_2REAL), T_TYPE(MPI_2DOUBLE_PRECISION),
-    T_TYPE(MPI_INTEGER1), T_TYPE(MPI_INTEGER2), T_TYPE(MPI_INTEGER4), T_TYPE(MPI_INTEGER8),
-    T_TYPE(MPI_REAL4), T_TYPE(MPI_REAL8), T_TYPE(MPI_REAL16), T_TYPE(MPI_COMPLEX8),
-    T_TYPE(MPI_COMPLEX16), T_TYPE(MPI_COMPLEX32),
+    T_TYPE(MPI_CHAR),
+    T_TYPE(MPI_SIGNED_CHAR),
+    T_TYPE(MPI_UNSIGNED_CHAR),
+    T_TYPE(MPI_BYTE),
+    T_TYPE(MPI_WCHAR),
+    T_TYPE(MPI_SHORT),
+    T_TYPE(MPI_UNSIGNED_SHORT),
+    T_TYPE(MPI_INT),
+    T_TYPE(MPI_UNSIGNED),
+    T_TYPE(MPI_LONG),
+    T_TYPE(MPI_UNSIGNED_LONG),
+    T_TYPE(MPI_LONG_LONG_INT),
+    T_TYPE(MPI_LONG_LONG),
+    T_TYPE(MPI_UNSIGNED_LONG_LONG),
+    T_TYPE(MPI_FLOAT),
+    T_TYPE(MPI_DOUBLE),
+    T_TYPE(MPI_LONG_DOUBLE),
+    T_TYPE(MPI_INT8_T),
+    T_TYPE(MPI_INT16_T),
+    T_TYPE(MPI_INT32_T),
+    T_TYPE(MPI_INT64_T),
+    T_TYPE(MPI_UINT8_T),
+    T_TYPE(MPI_UINT16_T),
+    T_TYPE(MPI_UINT32_T),
+    T_TYPE(MPI_UINT64_T),
+    T_TYPE(MPI_C_BOOL),
+    T_TYPE(MPI_C_FLOAT_COMPLEX),
+    T_TYPE(MPI_C_COMPLEX),
+    T_TYPE(MPI_C_DOUBLE_COMPLEX),
+    T_TYPE(MPI_C_LONG_DOUBLE_COMPLEX),
+    T_TYPE(MPI_AINT),
+    T_TYPE(MPI_OFFSET),
+    T_TYPE(MPI_COUNT),
+    T_TYPE(MPI_PACKED),
+    T_TYPE(MPI_FLOAT_INT),
+    T_TYPE(MPI_DOUBLE_INT),
+    T_TYPE(MPI_LONG_INT),
+    T_TYPE(MPI_SHORT_INT),
+    T_TYPE(MPI_2INT),
+    T_TYPE(MPI_LONG_DOUBLE_INT),
+    T_TYPE(MPI_CXX_BOOL),
+    T_TYPE(MPI_CXX_FLOAT_COMPLEX),
+    T_TYPE(MPI_CXX_DOUBLE_COMPLEX),
+    T_TYPE(MPI_CXX_LONG_DOUBLE_COMPLEX),
+    T_TYPE(MPI_INTEGER),
+    T_TYPE(MPI_REAL),
+    T_TYPE(MPI_DOUBLE_PRECISION),
+    T_TYPE(MPI_COMPLEX),
+    T_TYPE(MPI_DOUBLE_COMPLEX),
+    T_TYPE(MPI_LOGICAL),
+    T_TYPE(MPI_CHARACTER),
+    T_TYPE(MPI_2INTEGER),
+    T_TYPE(MPI_2REAL),
+    T_TYPE(MPI_2DOUBLE_PRECISION),
+    T_TYPE(MPI_INTEGER1),
+    T_TYPE(MPI_INTEGER2),
+    T_TYPE(MPI_INTEGER4),
+    T_TYPE(MPI_INTEGER8),
+    T_TYPE(MPI_REAL4),
+    T_TYPE(MPI_REAL8),
+    T_TYPE(MPI_REAL16),
+    T_TYPE(MPI_COMPLEX8),
+    T_TYPE(MPI_COMPLEX16),
+    T_TYPE(MPI_COMPLEX32),
 };
 #define T_NTYPES ((int)(sizeof t_types / sizeof t_types[0]))
 
 /* The four window flavors, created over `bytes` per rank; *base receives the local memory. */
 enum t_flavor { T_ALLOCATE, T_SHARED, T_CREATE, T_DYNAMIC, T_NFLAVORS };
-__attribute__((unused)) static const char* const t_flavor_names[] = {"allocate", "allocate_shared", "create", "dynamic"};
+__attribute__((unused)) static const char* const t_flavor_names[] = {"allocate", "allocate_shared",
+                                                                     "create", "dynamic"};
 
 struct t_win {
   MPI_Win win;
   enum t_flavor flavor;
   char* base;
-  void* user_mem; /* create/dynamic: memory we own */
+  void* user_mem;  /* create/dynamic: memory we own */
   MPI_Aint* addrs; /* dynamic: each rank's attached base address */
 };
 
 static inline void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int disp_unit,
-                         MPI_Comm comm) {
+                                MPI_Comm comm) {
   int size;
   MPI_Comm_size(comm, &size);
   memset(w, 0, sizeof *w);

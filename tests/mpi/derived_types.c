@@ -6,8 +6,8 @@ enum { N = 64 };
 
 static void expect_ints(const int* got, const int* want, int n, const char* what, int f) {
   for (int i = 0; i < n; i++)
-    CHECK(got[i] == want[i], "%s %s: element %d is %d, want %d", t_flavor_names[f], what, i,
-          got[i], want[i]);
+    CHECK(got[i] == want[i], "%s %s: element %d is %d, want %d", t_flavor_names[f], what, i, got[i],
+          want[i]);
 }
 
 int main(int argc, char** argv) {
@@ -22,10 +22,11 @@ int main(int argc, char** argv) {
   MPI_Type_create_struct(2, sbl, sdp, sty, &st); /* 4 ints */
   int sizes[2] = {8, 8}, subs[2] = {3, 4}, starts[2] = {2, 1};
   MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub); /* 12 ints */
-  MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &res);                 /* 1 int, stride 3 */
+  MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &res); /* 1 int, stride 3 */
   MPI_Type_contiguous(4, MPI_INT, &con);
   MPI_Datatype all[] = {vec, idx, st, sub, res, con};
-  for (int i = 0; i < 6; i++) MPI_Type_commit(&all[i]);
+  for (int i = 0; i < 6; i++)
+    MPI_Type_commit(&all[i]);
 
   for (int f = 0; f < T_NFLAVORS; f++) {
     struct t_win w;
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
     const int right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
     int* mine = (int*)w.base;
     int src[N * 4], want[N], back[N * 4];
-    for (int i = 0; i < N * 4; i++) src[i] = 1000 * t_rank + i;
+    for (int i = 0; i < N * 4; i++)
+      src[i] = 1000 * t_rank + i;
 
     struct {
       MPI_Datatype ot;
@@ -47,23 +49,28 @@ int main(int argc, char** argv) {
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     for (int c = 0; c < ncases; c++) {
-      for (int i = 0; i < N * t_size; i++) mine[i] = -1;
+      for (int i = 0; i < N * t_size; i++)
+        mine[i] = -1;
       MPI_OK(MPI_Win_fence(0, w.win));
       const MPI_Aint off = (MPI_Aint)t_rank * N * (MPI_Aint)sizeof(int);
-      const MPI_Aint disp = f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / (MPI_Aint)sizeof(int);
+      const MPI_Aint disp =
+          f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / (MPI_Aint)sizeof(int);
       MPI_OK(MPI_Put(src, cases[c].oc, cases[c].ot, right, disp, cases[c].tc, cases[c].tt, w.win));
       MPI_OK(MPI_Win_fence(0, w.win));
       /* Expected target slot: unpack the left neighbour's origin data into target layout. */
       int lsrc[N * 4], packed[N * 4];
-      for (int i = 0; i < N * 4; i++) lsrc[i] = 1000 * left + i;
+      for (int i = 0; i < N * 4; i++)
+        lsrc[i] = 1000 * left + i;
       int pos = 0;
       MPI_Pack(lsrc, cases[c].oc, cases[c].ot, packed, sizeof packed, &pos, MPI_COMM_SELF);
-      for (int i = 0; i < N; i++) want[i] = -1;
+      for (int i = 0; i < N; i++)
+        want[i] = -1;
       pos = 0;
       MPI_Unpack(packed, sizeof packed, &pos, want, cases[c].tc, cases[c].tt, MPI_COMM_SELF);
       expect_ints(mine + left * N, want, N, "put", f);
       /* Get it back into the origin layout and compare with what I sent. */
-      for (int i = 0; i < N * 4; i++) back[i] = -5;
+      for (int i = 0; i < N * 4; i++)
+        back[i] = -5;
       MPI_OK(MPI_Get(back, cases[c].oc, cases[c].ot, right, disp, cases[c].tc, cases[c].tt, w.win));
       MPI_OK(MPI_Win_fence(0, w.win));
       CHECK(t_same_data(back, src, cases[c].oc, cases[c].ot), "%s case %d: get differs",
@@ -72,6 +79,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     t_win_free(&w);
   }
-  for (int i = 0; i < 6; i++) MPI_Type_free(&all[i]);
+  for (int i = 0; i < 6; i++)
+    MPI_Type_free(&all[i]);
   return t_finish("derived_types");
 }

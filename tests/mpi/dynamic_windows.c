@@ -20,15 +20,17 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Win_attach(win, region[k], WORDS * (MPI_Aint)sizeof(int64_t)));
     }
     MPI_Aint mine[REGIONS];
-    for (int k = 0; k < REGIONS; k++) MPI_Get_address(region[k], &mine[k]);
+    for (int k = 0; k < REGIONS; k++)
+      MPI_Get_address(region[k], &mine[k]);
     MPI_Allgather(mine, REGIONS, MPI_AINT, addr, REGIONS, MPI_AINT, MPI_COMM_WORLD);
 
     MPI_OK(MPI_Win_fence(0, win));
     int64_t v[REGIONS][WORDS]; /* origin buffers stay untouched until the fence */
     for (int k = 0; k < REGIONS; k++) {
-      for (int i = 0; i < WORDS; i++) v[k][i] = round * 1000000 + t_rank * 10000 + k * 100 + i;
-      MPI_OK(MPI_Put(v[k], WORDS, MPI_INT64_T, right, addr[right * REGIONS + k], WORDS,
-                     MPI_INT64_T, win));
+      for (int i = 0; i < WORDS; i++)
+        v[k][i] = round * 1000000 + t_rank * 10000 + k * 100 + i;
+      MPI_OK(MPI_Put(v[k], WORDS, MPI_INT64_T, right, addr[right * REGIONS + k], WORDS, MPI_INT64_T,
+                     win));
     }
     MPI_OK(MPI_Win_fence(0, win));
     for (int k = 0; k < REGIONS; k++)
@@ -37,8 +39,8 @@ int main(int argc, char** argv) {
               "round %d region %d word %d: %lld", round, k, i, (long long)region[k][i]);
     /* Get the middle of region 2 at the left neighbour with an offset address. */
     int64_t g[4];
-    MPI_OK(MPI_Get(g, 4, MPI_INT64_T, left, addr[left * REGIONS + 2] + 3 * (MPI_Aint)sizeof(int64_t),
-                   4, MPI_INT64_T, win));
+    MPI_OK(MPI_Get(g, 4, MPI_INT64_T, left,
+                   addr[left * REGIONS + 2] + 3 * (MPI_Aint)sizeof(int64_t), 4, MPI_INT64_T, win));
     MPI_OK(MPI_Win_fence(0, win));
     for (int i = 0; i < 4; i++)
       CHECK(g[i] == round * 1000000 + ((left + t_size - 1) % t_size) * 10000 + 2 * 100 + 3 + i,
@@ -61,8 +63,10 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_fence(0, win));
     for (int i = 0; i < WORDS; i++)
       CHECK(region[0][i] == round * 1000000 + left * 10000 + i, "detached region was written");
-    for (int k = 1; k < REGIONS; k++) MPI_OK(MPI_Win_detach(win, region[k]));
-    for (int k = 0; k < REGIONS; k++) free(region[k]);
+    for (int k = 1; k < REGIONS; k++)
+      MPI_OK(MPI_Win_detach(win, region[k]));
+    for (int k = 0; k < REGIONS; k++)
+      free(region[k]);
     MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));

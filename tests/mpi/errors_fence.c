@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
                                  &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-  for (int i = 0; i < N; i++) mem[i] = -1;
+  for (int i = 0; i < N; i++)
+    mem[i] = -1;
   MPI_Barrier(MPI_COMM_WORLD);
   int src[2 * N];
-  for (int i = 0; i < 2 * N; i++) src[i] = 7;
+  for (int i = 0; i < 2 * N; i++)
+    src[i] = 7;
 
   /* Outside any epoch. */
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Put(src, 1, MPI_INT, right, 0, 1, MPI_INT, win));
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
   /* Nothing was written anywhere but word 0 of each window. */
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(mem[0] == 7, "the legal put did not land");
-  for (int i = 1; i < N; i++) CHECK(mem[i] == -1, "word %d was written: %d", i, mem[i]);
+  for (int i = 1; i < N; i++)
+    CHECK(mem[i] == -1, "word %d was written: %d", i, mem[i]);
 
   /* Window-flavor errors. */
   EXPECT_CLASS(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(win, src, 4));

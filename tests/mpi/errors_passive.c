@@ -12,9 +12,11 @@ int main(int argc, char** argv) {
   t_init(&argc, &argv);
   int64_t* mem;
   MPI_Win win;
-  MPI_OK(MPI_Win_allocate(8 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  MPI_OK(MPI_Win_allocate(8 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                          &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-  for (int i = 0; i < 8; i++) mem[i] = 0;
+  for (int i = 0; i < 8; i++)
+    mem[i] = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   const int right = (t_rank + 1) % t_size;
   int64_t v = 5, r;
@@ -29,7 +31,8 @@ int main(int argc, char** argv) {
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_flush_all(win));
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_flush_local(right, win));
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_flush_local_all(win));
-  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_SUM, win));
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC,
+               MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_SUM, win));
 
   MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win)); /* nested */
@@ -42,22 +45,28 @@ int main(int argc, char** argv) {
     EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_flush(other, win));
   }
   /* Operations and datatypes that do not go together. */
-  EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_MAXLOC, win));
-  EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&dv, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win));
-  EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&dv, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_LAND, win));
+  EXPECT_CLASS(MPI_ERR_OP,
+               MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, MPI_MAXLOC, win));
+  EXPECT_CLASS(MPI_ERR_OP,
+               MPI_Accumulate(&dv, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win));
+  EXPECT_CLASS(MPI_ERR_OP,
+               MPI_Accumulate(&dv, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_LAND, win));
   {
     char b = 1;
-    EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&b, 1, MPI_C_BOOL, right, 0, 1, MPI_C_BOOL, MPI_SUM, win));
+    EXPECT_CLASS(MPI_ERR_OP,
+                 MPI_Accumulate(&b, 1, MPI_C_BOOL, right, 0, 1, MPI_C_BOOL, MPI_SUM, win));
     EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&b, 1, MPI_CHAR, right, 0, 1, MPI_CHAR, MPI_SUM, win));
   }
   EXPECT_CLASS(MPI_ERR_OP, MPI_Fetch_and_op(&v, &r, MPI_INT64_T, right, 0, MPI_OP_NULL, win));
   {
     MPI_Op mine;
     MPI_Op_create(user_fn, 1, &mine);
-    EXPECT_CLASS(MPI_ERR_OP, MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, mine, win));
+    EXPECT_CLASS(MPI_ERR_OP,
+                 MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, mine, win));
     MPI_Op_free(&mine);
   }
-  EXPECT_CLASS(MPI_ERR_TYPE, MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_DOUBLE, MPI_SUM, win));
+  EXPECT_CLASS(MPI_ERR_TYPE,
+               MPI_Accumulate(&v, 1, MPI_INT64_T, right, 0, 1, MPI_DOUBLE, MPI_SUM, win));
   EXPECT_CLASS(MPI_ERR_TYPE, MPI_Compare_and_swap(&dv, &dv, &dr, MPI_DOUBLE, right, 0, win));
   {
     MPI_Datatype mixed, vec;
@@ -75,7 +84,8 @@ int main(int argc, char** argv) {
     MPI_Type_free(&mixed);
     MPI_Type_free(&vec);
   }
-  EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Accumulate(&v, 1, MPI_INT64_T, right, 8, 1, MPI_INT64_T, MPI_SUM, win));
+  EXPECT_CLASS(MPI_ERR_RMA_RANGE,
+               MPI_Accumulate(&v, 1, MPI_INT64_T, right, 8, 1, MPI_INT64_T, MPI_SUM, win));
   EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Fetch_and_op(&v, &r, MPI_INT64_T, right, 8, MPI_SUM, win));
   EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Compare_and_swap(&v, &v, &r, MPI_INT64_T, right, 9, win));
   EXPECT_CLASS(MPI_ERR_RANK, MPI_Fetch_and_op(&v, &r, MPI_INT64_T, -3, 0, MPI_SUM, win));
@@ -103,8 +113,10 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
 
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(mem[1] == 5 && mem[2] == 5 && mem[3] == 5, "legal operations: %lld %lld %lld", (long long)mem[1], (long long)mem[2], (long long)mem[3]);
-  for (int i = 4; i < 8; i++) CHECK(mem[i] == 0, "word %d written", i);
+  CHECK(mem[1] == 5 && mem[2] == 5 && mem[3] == 5, "legal operations: %lld %lld %lld",
+        (long long)mem[1], (long long)mem[2], (long long)mem[3]);
+  for (int i = 4; i < 8; i++)
+    CHECK(mem[i] == 0, "word %d written", i);
   CHECK(mem[0] == 0, "word 0 written by a failed call");
   MPI_OK(MPI_Win_free(&win));
   return t_finish("errors_passive");

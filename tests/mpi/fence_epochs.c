@@ -5,7 +5,8 @@
 
 enum { WORDS = 33, EPOCHS = 150 };
 
-static const int asserts[] = {0, MPI_MODE_NOSTORE, MPI_MODE_NOPUT, MPI_MODE_NOSTORE | MPI_MODE_NOPUT};
+static const int asserts[] = {0, MPI_MODE_NOSTORE, MPI_MODE_NOPUT,
+                              MPI_MODE_NOSTORE | MPI_MODE_NOPUT};
 
 static void run(enum t_flavor f) {
   const MPI_Aint slot = WORDS * (MPI_Aint)sizeof(uint64_t);
@@ -20,7 +21,8 @@ static void run(enum t_flavor f) {
   for (int e = 0; e < EPOCHS; e++) {
     for (int t = 0; t < t_size; t++) {
       uint64_t* o = out + t * WORDS;
-      for (int i = 0; i < WORDS; i++) o[i] = ((uint64_t)e << 40) | ((uint64_t)t_rank << 20) | ((uint64_t)t << 8) | (uint64_t)i;
+      for (int i = 0; i < WORDS; i++)
+        o[i] = ((uint64_t)e << 40) | ((uint64_t)t_rank << 20) | ((uint64_t)t << 8) | (uint64_t)i;
       MPI_Aint off = t_rank * slot;
       MPI_OK(MPI_Put(o, WORDS, MPI_UINT64_T, t, f == T_DYNAMIC ? t_disp(&w, t, off, 1) : off / du,
                      WORDS, MPI_UINT64_T, w.win));
@@ -30,7 +32,8 @@ static void run(enum t_flavor f) {
     const uint64_t* mine = (const uint64_t*)w.base;
     for (int o = 0; o < t_size; o++)
       for (int i = 0; i < WORDS; i++) {
-        const uint64_t want = ((uint64_t)e << 40) | ((uint64_t)o << 20) | ((uint64_t)t_rank << 8) | (uint64_t)i;
+        const uint64_t want =
+            ((uint64_t)e << 40) | ((uint64_t)o << 20) | ((uint64_t)t_rank << 8) | (uint64_t)i;
         CHECK(mine[o * WORDS + i] == want, "%s epoch %d slot %d word %d: %llx != %llx",
               t_flavor_names[f], e, o, i, (unsigned long long)mine[o * WORDS + i],
               (unsigned long long)want);
@@ -40,9 +43,8 @@ static void run(enum t_flavor f) {
     MPI_OK(MPI_Get(got, WORDS, MPI_UINT64_T, right,
                    f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / du, WORDS, MPI_UINT64_T,
                    w.win));
-    MPI_OK(MPI_Win_fence(asserts[(e + 1) % 4] & (MPI_MODE_NOSTORE | MPI_MODE_NOPUT) &
-                             ~MPI_MODE_NOPUT,
-                         w.win));
+    MPI_OK(MPI_Win_fence(
+        asserts[(e + 1) % 4] & (MPI_MODE_NOSTORE | MPI_MODE_NOPUT) & ~MPI_MODE_NOPUT, w.win));
     CHECK(memcmp(got, out + right * WORDS, (size_t)slot) == 0, "%s epoch %d: get wrong",
           t_flavor_names[f], e);
   }
@@ -52,8 +54,8 @@ static void run(enum t_flavor f) {
     MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w.win));
     uint64_t v = (uint64_t)e * 1000 + (uint64_t)t_rank;
     MPI_Aint off = t_rank * slot;
-    MPI_OK(MPI_Put(&v, 1, MPI_UINT64_T, right, f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / du,
-                   1, MPI_UINT64_T, w.win));
+    MPI_OK(MPI_Put(&v, 1, MPI_UINT64_T, right,
+                   f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / du, 1, MPI_UINT64_T, w.win));
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED | MPI_MODE_NOSTORE, w.win));
     const int left = (t_rank + t_size - 1) % t_size;
     CHECK(((uint64_t*)w.base)[left * WORDS] == (uint64_t)e * 1000 + (uint64_t)left,
@@ -66,6 +68,7 @@ static void run(enum t_flavor f) {
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  for (int f = 0; f < T_NFLAVORS; f++) run((enum t_flavor)f);
+  for (int f = 0; f < T_NFLAVORS; f++)
+    run((enum t_flavor)f);
   return t_finish("fence_epochs");
 }

@@ -26,8 +26,11 @@ static void exclusion(enum t_flavor f) {
     MPI_OK(MPI_Win_lock(excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, w.win));
     MPI_OK(MPI_Fetch_and_op(&delta, &old, MPI_INT64_T, 0, h, MPI_SUM, w.win));
     MPI_OK(MPI_Win_flush(0, w.win));
-    if (excl) CHECK(old == 0, "%s: exclusive lock shared with %lld", t_flavor_names[f], (long long)old);
-    else CHECK(old < 1000, "%s: shared lock while exclusive held (%lld)", t_flavor_names[f], (long long)old);
+    if (excl)
+      CHECK(old == 0, "%s: exclusive lock shared with %lld", t_flavor_names[f], (long long)old);
+    else
+      CHECK(old < 1000, "%s: shared lock while exclusive held (%lld)", t_flavor_names[f],
+            (long long)old);
     if (!excl) {
       now_shared = old + 1;
       MPI_OK(MPI_Accumulate(&now_shared, 1, MPI_INT64_T, 0, mx, 1, MPI_INT64_T, MPI_MAX, w.win));
@@ -35,8 +38,12 @@ static void exclusion(enum t_flavor f) {
     for (int k = 0; k < 5; k++) {
       MPI_OK(MPI_Get(&v, 1, MPI_INT64_T, 0, h, 1, MPI_INT64_T, w.win));
       MPI_OK(MPI_Win_flush(0, w.win));
-      if (excl) CHECK(v == 1000, "%s: someone entered during exclusive (%lld)", t_flavor_names[f], (long long)v);
-      else CHECK(v < 1000, "%s: exclusive entered during shared (%lld)", t_flavor_names[f], (long long)v);
+      if (excl)
+        CHECK(v == 1000, "%s: someone entered during exclusive (%lld)", t_flavor_names[f],
+              (long long)v);
+      else
+        CHECK(v < 1000, "%s: exclusive entered during shared (%lld)", t_flavor_names[f],
+              (long long)v);
     }
     MPI_OK(MPI_Fetch_and_op(&minus, &old, MPI_INT64_T, 0, h, MPI_SUM, w.win));
     MPI_OK(MPI_Win_unlock(0, w.win));
@@ -86,13 +93,16 @@ static void starvation(int lone_exclusive) {
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (t_rank == target) CHECK(((int64_t*)w.base)[0] == rounds, "lone locker's updates: %lld", (long long)((int64_t*)w.base)[0]);
+  if (t_rank == target)
+    CHECK(((int64_t*)w.base)[0] == rounds, "lone locker's updates: %lld",
+          (long long)((int64_t*)w.base)[0]);
   t_win_free(&w);
 }
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  for (int f = 0; f < T_NFLAVORS; f++) exclusion((enum t_flavor)f);
+  for (int f = 0; f < T_NFLAVORS; f++)
+    exclusion((enum t_flavor)f);
   starvation(1);
   starvation(0);
   return t_finish("lock_exclusion");

@@ -17,16 +17,19 @@ static void run(enum t_flavor f) {
     for (int t = 0; t < t_size; t++) {
       const MPI_Aint d = t_disp(&w, t, t_rank * slot, 1);
       /* put + flush, then a get must see it. */
-      for (int i = 0; i < WORDS; i++) buf[i] = round * 1000000 + t_rank * 10000 + t * 100 + i;
+      for (int i = 0; i < WORDS; i++)
+        buf[i] = round * 1000000 + t_rank * 10000 + t * 100 + i;
       MPI_OK(MPI_Put(buf, WORDS, MPI_INT64_T, t, d, WORDS, MPI_INT64_T, w.win));
       MPI_OK(MPI_Win_flush(t, w.win));
       MPI_OK(MPI_Get(back, WORDS, MPI_INT64_T, t, d, WORDS, MPI_INT64_T, w.win));
       MPI_OK(MPI_Win_flush(t, w.win));
-      CHECK(memcmp(back, buf, sizeof buf) == 0, "%s round %d: get after flush", t_flavor_names[f], round);
+      CHECK(memcmp(back, buf, sizeof buf) == 0, "%s round %d: get after flush", t_flavor_names[f],
+            round);
       /* flush_local: the buffer may be reused at once; the second half gets other data. */
       MPI_OK(MPI_Put(buf, WORDS, MPI_INT64_T, t, d + WORDS * 8, WORDS, MPI_INT64_T, w.win));
       MPI_OK(MPI_Win_flush_local(t, w.win));
-      for (int i = 0; i < WORDS; i++) buf[i] = -buf[i];
+      for (int i = 0; i < WORDS; i++)
+        buf[i] = -buf[i];
     }
     MPI_OK(MPI_Win_flush_local_all(w.win));
     MPI_OK(MPI_Win_flush_all(w.win));
@@ -38,15 +41,18 @@ static void run(enum t_flavor f) {
     MPI_OK(MPI_Rput(&v, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T, w.win, &req[0]));
     MPI_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
     MPI_OK(MPI_Win_flush(right, w.win));
-    MPI_OK(MPI_Raccumulate(&one, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T, MPI_SUM, w.win, &more[0]));
+    MPI_OK(
+        MPI_Raccumulate(&one, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T, MPI_SUM, w.win, &more[0]));
     MPI_OK(MPI_Win_flush(right, w.win));
-    MPI_OK(MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T, MPI_SUM, w.win, &more[1]));
+    MPI_OK(MPI_Rget_accumulate(&one, 1, MPI_INT64_T, &old, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T,
+                               MPI_SUM, w.win, &more[1]));
     MPI_OK(MPI_Win_flush(right, w.win));
     MPI_OK(MPI_Rget(&got, 1, MPI_INT64_T, right, d, 1, MPI_INT64_T, w.win, &more[2]));
     MPI_Status sts[3];
     MPI_OK(MPI_Waitall(3, more, sts));
     int done = 0;
-    while (!done) MPI_OK(MPI_Test(&req[0], &done, MPI_STATUS_IGNORE));
+    while (!done)
+      MPI_OK(MPI_Test(&req[0], &done, MPI_STATUS_IGNORE));
     CHECK(old == round + 1, "%s: Rget_accumulate fetched %lld", t_flavor_names[f], (long long)old);
     CHECK(got == round + 2, "%s: Rget got %lld", t_flavor_names[f], (long long)got);
   }
@@ -62,16 +68,19 @@ static void run(enum t_flavor f) {
       const int64_t want = r * 1000000 + o * 10000 + t_rank * 100 + i;
       if (o == left && i == 0) continue; /* overwritten by the request-based tail */
       CHECK(mine[o * 2 * WORDS + i] == want, "%s: slot %d word %d", t_flavor_names[f], o, i);
-      CHECK(mine[o * 2 * WORDS + WORDS + i] == want, "%s: slot %d second half word %d", t_flavor_names[f], o, i);
+      CHECK(mine[o * 2 * WORDS + WORDS + i] == want, "%s: slot %d second half word %d",
+            t_flavor_names[f], o, i);
     }
   }
-  CHECK(mine[left * 2 * WORDS] == r + 2, "%s: request tail %lld", t_flavor_names[f], (long long)mine[left * 2 * WORDS]);
+  CHECK(mine[left * 2 * WORDS] == r + 2, "%s: request tail %lld", t_flavor_names[f],
+        (long long)mine[left * 2 * WORDS]);
   MPI_OK(MPI_Win_unlock(t_rank, w.win));
   t_win_free(&w);
 }
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  for (int f = 0; f < T_NFLAVORS; f++) run((enum t_flavor)f);
+  for (int f = 0; f < T_NFLAVORS; f++)
+    run((enum t_flavor)f);
   return t_finish("lockall_flush");
 }

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, wins[i]));
     CHECK(*bases[i] == i * 10 + left, "window %d holds %d", i, *bases[i]);
   }
-  for (int i = NWIN - 1; i >= 0; i--) MPI_OK(MPI_Win_free(&wins[i]));
+  for (int i = NWIN - 1; i >= 0; i--)
+    MPI_OK(MPI_Win_free(&wins[i]));
   /* Windows on many distinct communicators, each freed with its communicator. */
   for (int i = 0; i < 300; i++) {
     MPI_Comm c;

@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
       const int slot = e % 2;
       MPI_OK(MPI_Win_post(gl, 0, w.win));
       MPI_OK(MPI_Win_start(gr, 0, w.win));
-      for (int i = 0; i < WORDS; i++) out[i] = (int64_t)e * 1000 + t_rank * 100 + i;
+      for (int i = 0; i < WORDS; i++)
+        out[i] = (int64_t)e * 1000 + t_rank * 100 + i;
       const MPI_Aint d = t_disp(&w, right, slot * WORDS * (MPI_Aint)sizeof(int64_t), 1);
       MPI_OK(MPI_Put(out, WORDS, MPI_INT64_T, right, d, WORDS, MPI_INT64_T, w.win));
       int64_t one = 1;
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Win_wait(w.win));
       for (int i = 0; i < WORDS; i++)
         CHECK(mine[slot * WORDS + i] == (int64_t)e * 1000 + left * 100 + i,
-              "%s epoch %d word %d: %lld", t_flavor_names[f], e, i, (long long)mine[slot * WORDS + i]);
+              "%s epoch %d word %d: %lld", t_flavor_names[f], e, i,
+              (long long)mine[slot * WORDS + i]);
       CHECK(mine[2 * WORDS] == e + 1, "%s epoch %d: counter %lld", t_flavor_names[f], e,
             (long long)mine[2 * WORDS]);
       /* Read back, in a second epoch, what I put last time. */

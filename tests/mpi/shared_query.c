@@ -46,7 +46,8 @@ static void run(int noncontig) {
   for (int round = 0; round < 50; round++) {
     MPI_OK(MPI_Win_fence(0, win));
     const int n = (int)(sz[right] / (MPI_Aint)sizeof(int));
-    for (int i = 0; i < n; i++) ptr[right][i] = round * 100000 + t_rank * 1000 + i;
+    for (int i = 0; i < n; i++)
+      ptr[right][i] = round * 100000 + t_rank * 1000 + i;
     MPI_OK(MPI_Win_fence(0, win));
     for (int i = 0; i < mine_n; i++)
       CHECK(mine[i] == round * 100000 + left * 1000 + i, "round %d: word %d is %d", round, i,

@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Put(&v, 0, MPI_INT, (t_rank + 1) % t_size, 0, 0, MPI_INT, w.win));
     MPI_OK(MPI_Get(&v, 0, MPI_INT, t_rank, 0, 0, MPI_INT, w.win));
     if (f != T_DYNAMIC)
-      EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(&v, 1, MPI_INT, (t_rank + 1) % t_size, 0, 1,
-                                              MPI_INT, w.win));
+      EXPECT_CLASS(MPI_ERR_RMA_RANGE,
+                   MPI_Put(&v, 1, MPI_INT, (t_rank + 1) % t_size, 0, 1, MPI_INT, w.win));
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     t_win_free(&w);
     CHECK(v == 3, "zero-count get wrote");
@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     const int du = f == T_DYNAMIC ? 1 : (int)sizeof(int);
     MPI_OK(MPI_Win_fence(0, w.win));
     int out[8];
-    for (int i = 0; i < 8; i++) out[i] = t_rank * 100 + i;
+    for (int i = 0; i < 8; i++)
+      out[i] = t_rank * 100 + i;
     for (int t = 0; t < t_size; t += 2) {
       MPI_Aint off = (MPI_Aint)t_rank * 8 * (MPI_Aint)sizeof(int);
       MPI_OK(MPI_Put(out, 8, MPI_INT, t, f == T_DYNAMIC ? t_disp(&w, t, off, 1) : off / du, 8,
@@ -48,8 +49,8 @@ int main(int argc, char** argv) {
     if (t_rank % 2 == 0)
       for (int o = 0; o < t_size; o++)
         for (int i = 0; i < 8; i++)
-          CHECK(((int*)w.base)[o * 8 + i] == o * 100 + i, "%s: from %d word %d",
-                t_flavor_names[f], o, i);
+          CHECK(((int*)w.base)[o * 8 + i] == o * 100 + i, "%s: from %d word %d", t_flavor_names[f],
+                o, i);
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     t_win_free(&w);
   }

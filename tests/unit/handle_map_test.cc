@@ -27,8 +27,10 @@ TEST(HandleMap, InsertFindErase) {
 TEST(HandleMap, GrowsAndKeepsEverything) {
   HandleMap<int> m;
   std::vector<int> vals(5000);
-  for (int i = 0; i < 5000; ++i) m.insert(static_cast<uint64_t>(i) * 7919, &vals[i]);
-  for (int i = 0; i < 5000; i += 2) EXPECT_EQ(m.erase(static_cast<uint64_t>(i) * 7919), &vals[i]);
+  for (int i = 0; i < 5000; ++i)
+    m.insert(static_cast<uint64_t>(i) * 7919, &vals[i]);
+  for (int i = 0; i < 5000; i += 2)
+    EXPECT_EQ(m.erase(static_cast<uint64_t>(i) * 7919), &vals[i]);
   for (int i = 0; i < 5000; ++i)
     EXPECT_EQ(m.find(static_cast<uint64_t>(i) * 7919), i % 2 ? &vals[i] : nullptr);
   EXPECT_EQ(m.size(), 2500u);
@@ -47,7 +49,8 @@ TEST(HandleMap, ReplaceKeepsSize) {
 TEST(HandleMap, ConcurrentReadersSeeStableKeys) {
   HandleMap<int> m;
   std::vector<int> stable(64), churn(64);
-  for (int i = 0; i < 64; ++i) m.insert(static_cast<uint64_t>(i), &stable[i]);
+  for (int i = 0; i < 64; ++i)
+    m.insert(static_cast<uint64_t>(i), &stable[i]);
   std::atomic<bool> stop{false};
   std::atomic<long> bad{0};
   std::vector<std::thread> readers;
@@ -59,11 +62,14 @@ TEST(HandleMap, ConcurrentReadersSeeStableKeys) {
       }
     });
   for (int round = 0; round < 200; ++round) {
-    for (int i = 0; i < 64; ++i) m.insert(1000 + static_cast<uint64_t>(round * 64 + i), &churn[i]);
-    for (int i = 0; i < 64; ++i) m.erase(1000 + static_cast<uint64_t>(round * 64 + i));
+    for (int i = 0; i < 64; ++i)
+      m.insert(1000 + static_cast<uint64_t>(round * 64 + i), &churn[i]);
+    for (int i = 0; i < 64; ++i)
+      m.erase(1000 + static_cast<uint64_t>(round * 64 + i));
   }
   stop = true;
-  for (auto& t : readers) t.join();
+  for (auto& t : readers)
+    t.join();
   EXPECT_EQ(bad.load(), 0);
 }
 

@@ -22,8 +22,8 @@ struct Shared {
 
 void run_processes(int procs) {
   ASSERT_LE(barrier_slot_count(procs), 64u);
-  void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                   -1, 0);
+  void* mem =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(mem, MAP_FAILED);
   auto* s = new (mem) Shared{};
   std::vector<pid_t> kids;
@@ -53,10 +53,18 @@ void run_processes(int procs) {
   munmap(mem, sizeof(Shared));
 }
 
-TEST(NodeBarrier, OneProcess) { run_processes(1); }
-TEST(NodeBarrier, TwoProcesses) { run_processes(2); }
-TEST(NodeBarrier, ThreeProcesses) { run_processes(3); }
-TEST(NodeBarrier, FiveProcessesOutnumberCores) { run_processes(5); }
+TEST(NodeBarrier, OneProcess) {
+  run_processes(1);
+}
+TEST(NodeBarrier, TwoProcesses) {
+  run_processes(2);
+}
+TEST(NodeBarrier, ThreeProcesses) {
+  run_processes(3);
+}
+TEST(NodeBarrier, FiveProcessesOutnumberCores) {
+  run_processes(5);
+}
 
 }  // namespace
 }  // namespace osprey::shm

@@ -46,7 +46,8 @@ TEST(Runs, StridedMergesTouchingBlocks) {
   std::vector<std::pair<ptrdiff_t, size_t>> runs;
   char* p;
   size_t n;
-  while (c.next(p, n)) runs.push_back({p - buf.data(), n});
+  while (c.next(p, n))
+    runs.push_back({p - buf.data(), n});
   // Blocks at 0,8 | 12,20 | 24,32: 8..12 and 12..16 touch, 20..24 and 24..28 touch.
   std::vector<std::pair<ptrdiff_t, size_t>> want = {{0, 4}, {8, 8}, {20, 8}, {32, 4}};
   EXPECT_EQ(runs, want);

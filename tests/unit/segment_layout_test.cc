@@ -18,7 +18,8 @@ TEST(SegmentLayout, ContiguousRanksAreBackToBack) {
 TEST(SegmentLayout, NoncontiguousRanksArePageAligned) {
   uint64_t sizes[3] = {100, 5000, 1}, off[3];
   auto l = SegmentLayout::compute(3, sizes, false, 16, 0, off);
-  for (uint64_t o : off) EXPECT_EQ(o % 4096, 0u);
+  for (uint64_t o : off)
+    EXPECT_EQ(o % 4096, 0u);
   EXPECT_EQ(off[1], l.data + 4096);
   EXPECT_EQ(off[2], l.data + 3 * 4096);
 }

@@ -9,7 +9,9 @@ constexpr uint32_t kMinCredits = 1;
 constexpr uint32_t kLenderLimit = 64;  // most extra credits one peer gets per epoch
 constexpr uint32_t kRevokeLimit = 32;  // most credits a borrower gives back per epoch
 
-void decay(uint32_t& v) { v >>= 2; }
+void decay(uint32_t& v) {
+  v >>= 2;
+}
 
 }  // namespace
 

@@ -19,13 +19,13 @@ struct Peer {
   uint32_t send_revoked = 0;  // credits given back on revocation (decays)
   bool request_inflight = false;
   // As a lender (receiving requests from this peer).
-  uint32_t loan = 0;          // our slots loaned to the peer
-  uint32_t owed = 0;          // consumed slots we processed and have not returned yet
-  uint32_t unreturned = 0;    // requests received and not yet given back (<= loan, always)
+  uint32_t loan = 0;            // our slots loaned to the peer
+  uint32_t owed = 0;            // consumed slots we processed and have not returned yet
+  uint32_t unreturned = 0;      // requests received and not yet given back (<= loan, always)
   uint32_t loan_requested = 0;  // decays
   uint32_t loan_given = 0;      // decays
   bool revoke_inflight = false;
-  bool revoke_zero = false;     // a revocation got nothing this epoch: do not ask again
+  bool revoke_zero = false;  // a revocation got nothing this epoch: do not ask again
 };
 
 class Credits {

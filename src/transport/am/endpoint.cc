@@ -30,11 +30,13 @@ Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
                 static_cast<uint32_t>(c.banked_credits), size_, me_);
   space_.resize(nslots * slot_bytes_);
   slot_req_.assign(nslots, MPI_REQUEST_NULL);
-  for (uint32_t i = 0; i < nslots; ++i) post(static_cast<int>(i));
+  for (uint32_t i = 0; i < nslots; ++i)
+    post(static_cast<int>(i));
   PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
-  OSPREY_LOG(1, "message endpoint: %u request slots (%u posted) of %zu bytes, %u credits per "
-             "peer, %u banked", space, nslots, slot_bytes_, credits_.initial_loan(),
-             credits_.banked());
+  OSPREY_LOG(1,
+             "message endpoint: %u request slots (%u posted) of %zu bytes, %u credits per "
+             "peer, %u banked",
+             space, nslots, slot_bytes_, credits_.initial_loan(), credits_.banked());
 }
 
 Endpoint::~Endpoint() {
@@ -112,7 +114,8 @@ bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
   r.credits_back = credits_.take_owed(dest);
   std::size_t bytes = sizeof r;
-  for (int i = 0; i < n; ++i) bytes += parts[i].n;
+  for (int i = 0; i < n; ++i)
+    bytes += parts[i].n;
   Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
   char* p = o.buf.data();
   std::memcpy(p, &r, sizeof r);
@@ -132,7 +135,8 @@ void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
   h.status = status;
   h.credits_back = credits_.take_owed(dest);
   std::size_t bytes = sizeof h;
-  for (int i = 0; i < n; ++i) bytes += parts[i].n;
+  for (int i = 0; i < n; ++i)
+    bytes += parts[i].n;
   h.bytes = bytes - sizeof h;
   Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
   char* p = o.buf.data();

@@ -30,32 +30,32 @@ enum class Kind : uint8_t {
 
 // Flags of a request.
 enum : uint16_t {
-  kLockShared = 1 << 0,     // take a shared lock before this request (for the whole epoch)
-  kLockExclusive = 1 << 1,  // take an exclusive lock before this request
-  kUnlock = 1 << 2,         // release the lock after this request, then acknowledge
-  kFlush = 1 << 3,          // acknowledge once everything up to this request is done
-  kSeparateData = 1 << 4,   // the payload follows on tag data_tag
-  kSeparateLayout = 1 << 5, // the target layout follows on tag data_tag + 1
-  kFenceEpoch = 1 << 6,     // apply only once the target reached fence epoch `epoch`
-  kPscwEpoch = 1 << 7,      // apply only once the target posted its `epoch`-th post to us
-  kDynamic = 1 << 8,        // `where` is an absolute address (dynamic window)
-  kNoCheck = 1 << 9,        // lock flags: MPI_MODE_NOCHECK (nothing to take)
-  kReplyData = 1 << 10,     // the reply carries data (separately if reply_data_tag is set)
+  kLockShared = 1 << 0,      // take a shared lock before this request (for the whole epoch)
+  kLockExclusive = 1 << 1,   // take an exclusive lock before this request
+  kUnlock = 1 << 2,          // release the lock after this request, then acknowledge
+  kFlush = 1 << 3,           // acknowledge once everything up to this request is done
+  kSeparateData = 1 << 4,    // the payload follows on tag data_tag
+  kSeparateLayout = 1 << 5,  // the target layout follows on tag data_tag + 1
+  kFenceEpoch = 1 << 6,      // apply only once the target reached fence epoch `epoch`
+  kPscwEpoch = 1 << 7,       // apply only once the target posted its `epoch`-th post to us
+  kDynamic = 1 << 8,         // `where` is an absolute address (dynamic window)
+  kNoCheck = 1 << 9,         // lock flags: MPI_MODE_NOCHECK (nothing to take)
+  kReplyData = 1 << 10,      // the reply carries data (separately if reply_data_tag is set)
 };
 
 struct Request {
   Kind kind;
-  uint8_t op;         // dt::Op of accumulate-style requests
+  uint8_t op;  // dt::Op of accumulate-style requests
   uint16_t flags;
-  uint8_t repr;       // dt::Repr of the basic elements
+  uint8_t repr;  // dt::Repr of the basic elements
   uint8_t pad0[3];
-  uint32_t elem_size; // data bytes of one basic element
-  uint64_t window;    // window id
-  uint64_t where;     // byte offset from displacement 0, or an address (kDynamic)
-  uint64_t bytes;     // data bytes the target side touches
-  int64_t tcount;     // target datatype count
-  int64_t textent;    // target datatype extent
-  int64_t tlb;        // true lower bound of the target datatype (dense layouts)
+  uint32_t elem_size;      // data bytes of one basic element
+  uint64_t window;         // window id
+  uint64_t where;          // byte offset from displacement 0, or an address (kDynamic)
+  uint64_t bytes;          // data bytes the target side touches
+  int64_t tcount;          // target datatype count
+  int64_t textent;         // target datatype extent
+  int64_t tlb;             // true lower bound of the target datatype (dense layouts)
   uint32_t layout_blocks;  // blocks of the target layout that follow (0: dense)
   int32_t reply_tag;       // where the reply goes (0: no reply)
   int32_t data_tag;        // separate payload; its layout on data_tag + 1; reply data on
@@ -74,10 +74,10 @@ struct LayoutBlock {
 
 // A reply: an acknowledgement, possibly with data (inline if small).
 struct Reply {
-  int32_t status;          // MPI error class of the request (0: success)
+  int32_t status;  // MPI error class of the request (0: success)
   uint16_t credits_back;
   uint16_t flags;
-  uint64_t bytes;          // inline data bytes that follow
+  uint64_t bytes;  // inline data bytes that follow
 };
 static_assert(sizeof(Reply) == 16);
 

@@ -63,8 +63,10 @@ Status transfer(Fn fn, pid_t pid, const iovec* local, std::size_t nlocal, const 
       roff = 0;
     }
     // Skip empty entries.
-    while (li < nlocal && local[li].iov_len == loff) ++li, loff = 0;
-    while (ri < nremote && remote[ri].iov_len == roff) ++ri, roff = 0;
+    while (li < nlocal && local[li].iov_len == loff)
+      ++li, loff = 0;
+    while (ri < nremote && remote[ri].iov_len == roff)
+      ++ri, roff = 0;
   }
   return kOk;
 }

@@ -8,7 +8,8 @@ namespace {
 
 uint32_t rounds_for(uint32_t n) {
   uint32_t r = 0;
-  while ((1u << r) < n) ++r;
+  while ((1u << r) < n)
+    ++r;
   return r;
 }
 

@@ -5,7 +5,9 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 
-std::size_t align_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
+std::size_t align_up(std::size_t x, std::size_t a) {
+  return (x + a - 1) / a * a;
+}
 
 }  // namespace
 
@@ -32,9 +34,9 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   off += stripes * sizeof(Stripe);
   l.attach = off;
   l.attach_stride =
-      max_attach ? align_up(sizeof(AttachTableHeader) + max_attach * sizeof(AttachEntry),
-                            cpu::kCacheLine)
-                 : 0;
+      max_attach
+          ? align_up(sizeof(AttachTableHeader) + max_attach * sizeof(AttachEntry), cpu::kCacheLine)
+          : 0;
   off += nranks * l.attach_stride;
   l.data = align_up(off, kPage);
   off = l.data;

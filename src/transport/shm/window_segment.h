@@ -39,7 +39,7 @@ struct alignas(cpu::kCacheLine) RankInfo {
   uint64_t data_offset;  // kSegment: offset of the rank's memory in the segment
   uint64_t size;         // bytes exposed
   int64_t disp_unit;
-  uint64_t user_base;    // kPrivate: address of the memory in the owner's address space
+  uint64_t user_base;  // kPrivate: address of the memory in the owner's address space
 };
 
 // Passive-target lock of one rank: a phase-fair reader-writer lock (see rma/shm_lock.h).
