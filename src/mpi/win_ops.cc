@@ -64,7 +64,7 @@ int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype 
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
   return with_request(w, req, [&](MPI_Request* h) {
-    return w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
+    return w->get_accumulate_general(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
   });
 }
 

@@ -154,7 +154,7 @@ Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Data
                         nullptr, op);
 }
 
-Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+Status Window::get_accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                               void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop,
                               MPI_Request* req) {

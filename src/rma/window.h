@@ -116,10 +116,13 @@ class Window {
   Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                             MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
                             MPI_Request* req = nullptr);
-  Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, void* result,
-                        MPI_Count rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
-                        MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-                        MPI_Request* req = nullptr);
+  inline Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                               void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  Status get_accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                                MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+                                MPI_Request* req = nullptr);
   inline Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
                              MPI_Aint disp, MPI_Op op);
   inline Status compare_and_swap(const void* origin, const void* compare, void* result,

@@ -93,6 +93,35 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
   return accumulate_general(origin, ocount, otype, rank, disp, tcount, ttype, op);
 }
 
+inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                     void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                     MPI_Op op) {
+  const dt::TypeInfo* t = dt::predefined(ttype);
+  const dt::Op o = dt::to_op(op);
+  const bool no_op = o == dt::Op::kNoOp;
+  if (t && rtype == ttype && rcount == tcount && tcount > 0 &&
+      (no_op || (otype == ttype && ocount == tcount)) && t->atomic_width && t->dense &&
+      dt::op_applies(o, t->cat)) {
+    char* te = fast_address(rank, disp, tcount * t->size, t->true_lb);
+    if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      char* re = static_cast<char*>(result) + t->true_lb;
+      const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
+      const bool integer = t->cat == dt::Category::kInteger;
+      for (MPI_Count i = 0; i < tcount; ++i) {
+        if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))
+          dt::apply_atomic(t->repr, t->elem_size, o, te, oe, re);
+        te += t->elem_size;
+        re += t->elem_size;
+        oe = no_op ? te : oe + t->elem_size;
+      }
+      return kOk;
+    }
+  }
+  return get_accumulate_general(origin, ocount, otype, result, rcount, rtype, rank, disp, tcount,
+                                ttype, op);
+}
+
 inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
