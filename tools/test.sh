@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the whole osprey test suite: unit and MPI tests in a normal build, again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded tests under
-# ThreadSanitizer. Each MPI test runs under a timeout. Exits non-zero on any failure.
+# ThreadSanitizer. Each MPI test runs under a timeout. Checks the formatting first. Exits
+# non-zero on any failure.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup.sh --deps
@@ -14,6 +15,9 @@ run_suite() {  # <build dir> <cmake args> <ctest args>
   (cd "$dir" && ctest -j"$jobs" --output-on-failure --timeout 300 $3)
 }
 
+echo "== format (clang-format, .clang-format) =="
+find src tests bench examples include \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print |
+  xargs clang-format --dry-run -Werror
 echo "== normal build =="
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer =="
