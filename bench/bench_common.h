@@ -86,6 +86,40 @@ static inline int bench_listed(const char* list, const char* item) {
   return 0;
 }
 
+/* One command-line option "-x value": kind 's' keeps the string, 'l' a long, 'i' an int,
+ * 'm' milliseconds as seconds (double). */
+struct bench_option {
+  const char* flag;
+  char kind;
+  void* value;
+};
+
+/* Parses argv[1..] against opts; -1 on an unknown flag or a missing value. */
+static inline int bench_options(int argc, char** argv, const struct bench_option* opts, int n) {
+  for (int i = 1; i < argc; i++) {
+    int k = 0;
+    while (k < n && strcmp(argv[i], opts[k].flag))
+      k++;
+    if (k == n || i + 1 >= argc) return -1;
+    const char* v = argv[++i];
+    switch (opts[k].kind) {
+      case 's':
+        *(const char**)opts[k].value = v;
+        break;
+      case 'l':
+        *(long*)opts[k].value = atol(v);
+        break;
+      case 'i':
+        *(int*)opts[k].value = atoi(v);
+        break;
+      default:
+        *(double*)opts[k].value = atof(v) * 1e-3;
+        break;
+    }
+  }
+  return 0;
+}
+
 /* Runs body(ctx, iters) on every rank with the same iteration count: first doubles the count
  * until one run takes a fair share of `seconds` on rank 0, then times `reps` runs of about
  * `seconds` each. Returns rank 0's median seconds per iteration (other ranks: 0). Calibrating

@@ -50,19 +50,8 @@ int main(int argc, char** argv) {
   long batch = 64;
   double seconds = 5e-3;
   int bad = size < 2;
-  for (int i = 1; i < argc; i++) {
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v)
-      bad = 1;
-    else if (!strcmp(argv[i], "-o"))
-      op = argv[++i];
-    else if (!strcmp(argv[i], "-b"))
-      batch = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t"))
-      seconds = atof(argv[++i]) * 1e-3;
-    else
-      bad = 1;
-  }
+  const struct bench_option opts[] = {{"-o", 's', &op}, {"-b", 'l', &batch}, {"-t", 'm', &seconds}};
+  if (bench_options(argc, argv, opts, 3) != 0) bad = 1;
   if (bad || (strcmp(op, "put") && strcmp(op, "acc")) || batch < 1) {
     if (rank == 0) fprintf(stderr, "usage: post_scaling [-o put|acc] [-b batch] [-t ms]\n");
     MPI_Finalize();

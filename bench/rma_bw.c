@@ -63,29 +63,10 @@ int main(int argc, char** argv) {
   long window = 64, min = 1, max = 4 << 20, span = 16 << 20;
   double seconds = 2e-3;
   int bad = size < 2;
-  for (int i = 1; i < argc; i++) {
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v)
-      bad = 1;
-    else if (!strcmp(argv[i], "-o"))
-      ops = argv[++i];
-    else if (!strcmp(argv[i], "-s"))
-      sync = argv[++i];
-    else if (!strcmp(argv[i], "-f"))
-      flavor = argv[++i];
-    else if (!strcmp(argv[i], "-w"))
-      window = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-m"))
-      min = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-M"))
-      max = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-S"))
-      span = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t"))
-      seconds = atof(argv[++i]) * 1e-3;
-    else
-      bad = 1;
-  }
+  const struct bench_option opts[] = {
+      {"-o", 's', &ops}, {"-s", 's', &sync}, {"-f", 's', &flavor}, {"-w", 'l', &window},
+      {"-m", 'l', &min}, {"-M", 'l', &max},  {"-S", 'l', &span},   {"-t", 'm', &seconds}};
+  if (bench_options(argc, argv, opts, 8) != 0) bad = 1;
   const char* syncs = "flush,lock,lock_all,fence,pscw";
   if (!bench_listed(syncs, sync) || min < 1 || max < min || window < 1) bad = 1;
   if (span < max) span = max;

@@ -97,27 +97,10 @@ int main(int argc, char** argv) {
   long min = 1, max = 1 << 20;
   double seconds = 2e-3;
   int reps = 5, bad = size < 2;
-  for (int i = 1; i < argc; i++) {
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v)
-      bad = 1;
-    else if (!strcmp(argv[i], "-f"))
-      flavor = argv[++i];
-    else if (!strcmp(argv[i], "-s"))
-      sync = argv[++i];
-    else if (!strcmp(argv[i], "-o"))
-      ops = argv[++i];
-    else if (!strcmp(argv[i], "-m"))
-      min = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-M"))
-      max = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-t"))
-      seconds = atof(argv[++i]) * 1e-3;
-    else if (!strcmp(argv[i], "-r"))
-      reps = atoi(argv[++i]);
-    else
-      bad = 1;
-  }
+  const struct bench_option opts[] = {
+      {"-f", 's', &flavor}, {"-s", 's', &sync},    {"-o", 's', &ops}, {"-m", 'l', &min},
+      {"-M", 'l', &max},    {"-t", 'm', &seconds}, {"-r", 'i', &reps}};
+  if (bench_options(argc, argv, opts, 7) != 0) bad = 1;
   const char* syncs = "flush,lock,lock_all,fence,pscw";
   if (!bench_listed(syncs, sync) || min < 1 || max < min || reps < 1) bad = 1;
   struct bench_window w;
