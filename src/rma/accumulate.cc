@@ -155,9 +155,9 @@ Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Data
 }
 
 Status Window::get_accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                              void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
-                              MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op mop,
-                              MPI_Request* req) {
+                                      void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                      MPI_Op mop, MPI_Request* req) {
   const dt::Op op = dt::to_op(mop);
   AccTypes ty;
   OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, &rcount, rtype, ty));
