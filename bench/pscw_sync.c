@@ -9,23 +9,32 @@
  * iteration). Plain MPI: run it as is for the host's RMA or with osprey preloaded. */
 #include "bench_common.h"
 
+enum { START, COMPLETE, POST, WAIT, EPOCH, FENCE, N };
+
 struct epoch {
   MPI_Win win;
   MPI_Group origin, targets;
+  double acc[N]; /* seconds spent in each call, summed */
 };
 
 static void epochs(void* ctx, long iters) {
-  const struct epoch* e = ctx;
+  struct epoch* e = ctx;
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (long i = 0; i < iters; i++) {
-    if (rank == 0) {
+    const double a = MPI_Wtime();
+    if (rank == 0)
       MPI_Win_start(e->targets, 0, e->win);
-      MPI_Win_complete(e->win);
-    } else {
+    else
       MPI_Win_post(e->origin, 0, e->win);
+    const double b = MPI_Wtime();
+    if (rank == 0)
+      MPI_Win_complete(e->win);
+    else
       MPI_Win_wait(e->win);
-    }
+    const double c = MPI_Wtime();
+    e->acc[rank == 0 ? START : POST] += b - a;
+    e->acc[rank == 0 ? COMPLETE : WAIT] += c - b;
   }
 }
 
@@ -42,7 +51,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   void* mem;
-  struct epoch ctx;
+  struct epoch ctx = {0};
   MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &ctx.win);
   MPI_Win win = ctx.win;
   MPI_Group world;
@@ -57,35 +66,17 @@ int main(int argc, char** argv) {
   long iters = (long)(seconds / per_epoch);
   if (iters < 3) iters = 3;
 
-  enum { START, COMPLETE, POST, WAIT, EPOCH, FENCE, N };
   const char* names[N] = {"pscw_start", "pscw_complete", "pscw_post",
                           "pscw_wait",  "pscw_epoch",    "fence"};
   double* t[N];
   for (int k = 0; k < N; k++)
     t[k] = calloc((size_t)reps, sizeof(double));
   for (int r = 0; r < reps; r++) {
-    double acc[N] = {0};
+    double* acc = ctx.acc;
+    memset(acc, 0, sizeof ctx.acc);
     MPI_Barrier(MPI_COMM_WORLD);
     const double e0 = MPI_Wtime();
-    for (long i = 0; i < iters; i++) {
-      if (rank == 0) {
-        double a = MPI_Wtime();
-        MPI_Win_start(targets, 0, win);
-        double b = MPI_Wtime();
-        MPI_Win_complete(win);
-        double c = MPI_Wtime();
-        acc[START] += b - a;
-        acc[COMPLETE] += c - b;
-      } else {
-        double a = MPI_Wtime();
-        MPI_Win_post(origin, 0, win);
-        double b = MPI_Wtime();
-        MPI_Win_wait(win);
-        double c = MPI_Wtime();
-        acc[POST] += b - a;
-        acc[WAIT] += c - b;
-      }
-    }
+    epochs(&ctx, iters);
     acc[EPOCH] = MPI_Wtime() - e0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double f0 = MPI_Wtime();

@@ -66,6 +66,30 @@ uint64_t Window::stripe_key(const TargetView& t, const char* elem) const {
   return reinterpret_cast<uint64_t>(elem);
 }
 
+void Window::apply_mapped(const TargetView& t, dt::Repr r, uint32_t n, dt::Op op, char* te,
+                          const char* oe, char* re) {
+  if (t.cpu_atomics && dt::lock_free(r, n, te)) {
+    dt::apply_atomic(r, n, op, te, oe, re);
+    return;
+  }
+  const std::size_t s = stripes_.index(t.local, stripe_key(t, te));
+  stripes_.lock(s);
+  dt::apply_plain(r, n, op, te, oe, re);
+  stripes_.unlock(s);
+}
+
+void Window::cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
+                        const void* compare, void* result) {
+  if (t.cpu_atomics && dt::lock_free(r, n, te)) {
+    dt::cas_atomic(r, n, te, origin, compare, result);
+    return;
+  }
+  const std::size_t s = stripes_.index(t.local, stripe_key(t, te));
+  stripes_.lock(s);
+  dt::cas_plain(r, n, te, origin, compare, result);
+  stripes_.unlock(s);
+}
+
 Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tcount,
                               const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
                               const dt::TypeInfo* ot, void* result, MPI_Count rcount,
@@ -82,14 +106,7 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
     while (tc.next(te)) {
       if (ot) oc.next(oe);
       if (rt) rc.next(re);
-      if (t.cpu_atomics && dt::lock_free(r, n, te)) {
-        dt::apply_atomic(r, n, op, te, oe, re);
-      } else {
-        const std::size_t s = stripes_.index(t.local, stripe_key(t, te));
-        stripes_.lock(s);
-        dt::apply_plain(r, n, op, te, oe, re);
-        stripes_.unlock(s);
-      }
+      apply_mapped(t, r, n, op, te, oe, re);
     }
     return kOk;
   }
@@ -224,15 +241,7 @@ Status Window::compare_and_swap_general(const void* origin, const void* compare,
     return am_post(t, am::Kind::kCas, dt::Op::kReplace, where, origin, 1, ti, result, 1, ti, 1, ti,
                    compare, nullptr);
   if (t.path == Path::kDirect) {
-    char* te = direct_address(t, where) + ti->true_lb;
-    if (t.cpu_atomics && dt::lock_free(r, n, te)) {
-      dt::cas_atomic(r, n, te, origin, compare, result);
-      return kOk;
-    }
-    const std::size_t st = stripes_.index(t.local, stripe_key(t, te));
-    stripes_.lock(st);
-    dt::cas_plain(r, n, te, origin, compare, result);
-    stripes_.unlock(st);
+    cas_mapped(t, r, n, direct_address(t, where) + ti->true_lb, origin, compare, result);
     return kOk;
   }
   if (t.path != Path::kCma)

@@ -88,6 +88,7 @@ uint16_t Window::am_lock_needed(int rank) const {
     }
     case Access::kLockAll: {
       if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
+      // Shared-memory windows took the node's lock words at lock_all already.
       const int local = ci_->local_index(rank);
       if (local >= 0 &&
           (lockall_bits_[static_cast<size_t>(local) / 64].load() & (uint64_t{1} << (local % 64))))
@@ -100,26 +101,14 @@ uint16_t Window::am_lock_needed(int rank) const {
 }
 
 uint16_t Window::am_lock_flags(int rank) {
-  switch (access_) {
-    case Access::kLock: {
-      LockEntry* e = find_lock(rank);
-      if (!e || e->nocheck || e->am_sent || e->held.load(std::memory_order_relaxed)) return 0;
-      e->am_sent = true;  // the lock request goes out now
-      return e->type == MPI_LOCK_EXCLUSIVE ? am::kLockExclusive : am::kLockShared;
-    }
-    case Access::kLockAll: {
-      if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
-      // Shared-memory windows took the node's lock words at lock_all already.
-      const int local = ci_->local_index(rank);
-      if (local >= 0 &&
-          (lockall_bits_[static_cast<size_t>(local) / 64].load() & (uint64_t{1} << (local % 64))))
-        return 0;
-      if (!am_->lockall_locked.insert(rank).second) return 0;
-      return am::kLockShared;
-    }
-    default:
-      return 0;
-  }
+  const uint16_t flags = am_lock_needed(rank);
+  if (!flags) return 0;
+  // The lock request goes out now.
+  if (access_ == Access::kLock)
+    find_lock(rank)->am_sent = true;
+  else
+    am_->lockall_locked.insert(rank);
+  return flags;
 }
 
 void Window::am_lockall_window_protocol() {

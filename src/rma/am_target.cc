@@ -290,15 +290,7 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
     case Kind::kCas:
       if (st.ok()) {
         old.resize(r.elem_size);
-        char* te = addr + tt.true_lb;
-        if (self.cpu_atomics && dt::lock_free(tt.repr, tt.elem_size, te)) {
-          dt::cas_atomic(tt.repr, tt.elem_size, te, payload, b.compare, old.data());
-        } else {
-          const std::size_t s = stripes_.index(self.local, stripe_key(self, te));
-          stripes_.lock(s);
-          dt::cas_plain(tt.repr, tt.elem_size, te, payload, b.compare, old.data());
-          stripes_.unlock(s);
-        }
+        cas_mapped(self, tt.repr, tt.elem_size, addr + tt.true_lb, payload, b.compare, old.data());
       }
       send_data_reply(old.data(), 1, bt ? *bt : tt, false);
       break;

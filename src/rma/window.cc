@@ -109,27 +109,6 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const
 }
 
 Status Window::check_access(const TargetView& t) {
-  if (t.path == Path::kAm) {
-    // The message path takes locks and waits for posts at the target (am_target.cc).
-    switch (access_) {
-      case Access::kNone:
-        return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
-      case Access::kFence:
-        if (!fence_ops_.load(std::memory_order_relaxed))
-          fence_ops_.store(true, std::memory_order_relaxed);
-        return kOk;
-      case Access::kLock:
-        if (!find_lock(t.rank))
-          return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
-        return kOk;
-      case Access::kLockAll:
-        return kOk;
-      case Access::kPscw:
-        if (!std::binary_search(start_ranks_.begin(), start_ranks_.end(), t.rank))
-          return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
-        return kOk;
-    }
-  }
   switch (access_) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
@@ -137,6 +116,19 @@ Status Window::check_access(const TargetView& t) {
       if (!fence_ops_.load(std::memory_order_relaxed))
         fence_ops_.store(true, std::memory_order_relaxed);
       return kOk;
+    default:
+      break;
+  }
+  if (t.path == Path::kAm) {
+    // The message path takes locks and waits for posts at the target (am_target.cc).
+    if (access_ == Access::kLock && !find_lock(t.rank))
+      return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
+    if (access_ == Access::kPscw &&
+        !std::binary_search(start_ranks_.begin(), start_ranks_.end(), t.rank))
+      return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
+    return kOk;
+  }
+  switch (access_) {
     case Access::kLock: {
       LockEntry* e = find_lock(t.rank);
       if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
@@ -157,8 +149,9 @@ Status Window::check_access(const TargetView& t) {
       return lock_all_touch(t);
     case Access::kPscw:
       return pscw_access(t);
+    default:
+      return kOk;
   }
-  return kOk;
 }
 
 Status Window::check_request_epoch() const {

@@ -196,6 +196,12 @@ class Window {
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
   void release_resources();
   uint64_t stripe_key(const TargetView& t, const char* elem) const;
+  // One element in memory mapped here (t's direct path): a CPU atomic where the element allows,
+  // else a plain update under its stripe.
+  void apply_mapped(const TargetView& t, dt::Repr r, uint32_t n, dt::Op op, char* te,
+                    const char* oe, char* re);
+  void cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
+                  const void* compare, void* result);
 
   // Message path, origin side (am_origin.cc).
   am::Endpoint& endpoint() const;
