@@ -1,8 +1,15 @@
-// Target progress on MPICH, which has no progress hook: while a process that is a target of
-// the message path sits in a blocking host call, requests addressed to it would wait. Once any
-// message endpoint exists, the blocking calls a target typically sits in become their
-// nonblocking form plus a loop that also runs osprey's progress engine. Before that (and
-// always with OSPREY_INTERPOSE_BLOCKING=0) they go straight to the host.
+// Target progress on MPICH, which has no progress hook a library can use: while a process that
+// is a target of the message path sits in a blocking host call, requests addressed to it would
+// wait. So the blocking calls a target typically sits in become their nonblocking form plus a
+// loop that also runs osprey's progress engine.
+//
+// Which form a call takes must never change which calls match across ranks. A blocking
+// collective never matches a nonblocking one (MPI-3.1 5.12), so collectives take the
+// nonblocking form on every rank of every communicator, whatever windows exist: the choice
+// depends only on the configuration, which every rank shares. Point-to-point calls and waits
+// match alike in either form, so they loop only where a message endpoint exists here. Waits
+// and tests always run progress where an endpoint exists, since request-based RMA operations
+// complete only through it (even with OSPREY_INTERPOSE_BLOCKING=0).
 //
 // Only the MPI_ names are defined: osprey's own PMPI_ calls, and tools that call PMPI_, reach
 // the host directly.
@@ -16,13 +23,23 @@ using namespace osprey;
 
 namespace {
 
-bool engaged() {
-  return rma::am_endpoints_exist() && config().interpose_blocking;
+// Collectives: the same answer on every rank, for the whole run.
+bool collectives_engaged() {
+  return config().interpose_blocking;
+}
+
+// Blocking point-to-point: only where requests may arrive.
+bool p2p_engaged() {
+  return config().interpose_blocking && rma::am_endpoints_exist();
+}
+
+// Waits and tests: wherever osprey has message-path work to advance.
+bool waits_engaged() {
+  return rma::am_endpoints_exist();
 }
 
 int finish_one(MPI_Request* req, MPI_Status* status) {
-  progress::wait_host(req, status);
-  return MPI_SUCCESS;
+  return progress::wait_host(req, status);
 }
 
 }  // namespace
@@ -31,7 +48,7 @@ int finish_one(MPI_Request* req, MPI_Status* status) {
 
 OSPREY_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag,
                            MPI_Comm c) {
-  if (!engaged()) return PMPI_Send(buf, count, t, dest, tag, c);
+  if (!p2p_engaged()) return PMPI_Send(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Isend(buf, count, t, dest, tag, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -39,7 +56,7 @@ OSPREY_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest,
 
 OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag,
                             MPI_Comm c) {
-  if (!engaged()) return PMPI_Ssend(buf, count, t, dest, tag, c);
+  if (!p2p_engaged()) return PMPI_Ssend(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Issend(buf, count, t, dest, tag, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -47,7 +64,7 @@ OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest
 
 OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c,
                            MPI_Status* st) {
-  if (!engaged()) return PMPI_Recv(buf, count, t, src, tag, c, st);
+  if (!p2p_engaged()) return PMPI_Recv(buf, count, t, src, tag, c, st);
   MPI_Request r;
   if (int rc = PMPI_Irecv(buf, count, t, src, tag, c, &r); rc) return rc;
   return finish_one(&r, st);
@@ -56,17 +73,25 @@ OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int ta
 OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag,
                                void* rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
                                MPI_Comm c, MPI_Status* st) {
-  if (!engaged())
+  if (!p2p_engaged())
     return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, st);
   MPI_Request r[2];
   if (int rc = PMPI_Irecv(rbuf, rcount, rtype, src, rtag, c, &r[0]); rc) return rc;
-  if (int rc = PMPI_Isend(sbuf, scount, stype, dest, stag, c, &r[1]); rc) return rc;
-  progress::wait_host(&r[1]);
+  if (int rc = PMPI_Isend(sbuf, scount, stype, dest, stag, c, &r[1]); rc) {
+    PMPI_Cancel(&r[0]);
+    PMPI_Request_free(&r[0]);
+    return rc;
+  }
+  if (int rc = progress::wait_host(&r[1]); rc) {
+    PMPI_Cancel(&r[0]);
+    PMPI_Request_free(&r[0]);
+    return rc;
+  }
   return finish_one(&r[0], st);
 }
 
 OSPREY_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
-  if (!engaged()) return PMPI_Probe(src, tag, c, st);
+  if (!p2p_engaged()) return PMPI_Probe(src, tag, c, st);
   int flag = 0;
   progress::Backoff b;
   for (;;) {
@@ -79,7 +104,7 @@ OSPREY_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
 }
 
 OSPREY_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
-  if (!engaged()) return PMPI_Mprobe(src, tag, c, m, st);
+  if (!p2p_engaged()) return PMPI_Mprobe(src, tag, c, m, st);
   int flag = 0;
   progress::Backoff b;
   for (;;) {
@@ -92,7 +117,7 @@ OSPREY_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_S
 }
 
 OSPREY_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
-  if (!engaged()) return PMPI_Mrecv(buf, count, t, m, st);
+  if (!p2p_engaged()) return PMPI_Mrecv(buf, count, t, m, st);
   MPI_Request r;
   if (int rc = PMPI_Imrecv(buf, count, t, m, &r); rc) return rc;
   return finish_one(&r, st);
@@ -101,12 +126,12 @@ OSPREY_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m
 // --- completion ---
 
 OSPREY_EXPORT int MPI_Wait(MPI_Request* r, MPI_Status* st) {
-  if (!engaged()) return PMPI_Wait(r, st);
+  if (!waits_engaged()) return PMPI_Wait(r, st);
   return finish_one(r, st);
 }
 
 OSPREY_EXPORT int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
-  if (!engaged()) return PMPI_Waitall(n, rs, sts);
+  if (!waits_engaged()) return PMPI_Waitall(n, rs, sts);
   int flag = 0;
   progress::Backoff b;
   for (;;) {
@@ -119,7 +144,7 @@ OSPREY_EXPORT int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
 }
 
 OSPREY_EXPORT int MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* st) {
-  if (!engaged()) return PMPI_Waitany(n, rs, index, st);
+  if (!waits_engaged()) return PMPI_Waitany(n, rs, index, st);
   int flag = 0;
   progress::Backoff b;
   for (;;) {
@@ -133,7 +158,7 @@ OSPREY_EXPORT int MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* s
 
 OSPREY_EXPORT int MPI_Waitsome(int n, MPI_Request rs[], int* outcount, int idx[],
                                MPI_Status sts[]) {
-  if (!engaged()) return PMPI_Waitsome(n, rs, outcount, idx, sts);
+  if (!waits_engaged()) return PMPI_Waitsome(n, rs, outcount, idx, sts);
   progress::Backoff b;
   for (;;) {
     if (int rc = PMPI_Testsome(n, rs, outcount, idx, sts); rc || *outcount != 0) return rc;
@@ -146,42 +171,42 @@ OSPREY_EXPORT int MPI_Waitsome(int n, MPI_Request rs[], int* outcount, int idx[]
 
 // Tests run osprey's progress first, so a loop of MPI_Test on an MPI_Rget request advances.
 OSPREY_EXPORT int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
-  if (engaged()) progress::poll();
+  if (waits_engaged()) progress::poll();
   return PMPI_Test(r, flag, st);
 }
 
 OSPREY_EXPORT int MPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
-  if (engaged()) progress::poll();
+  if (waits_engaged()) progress::poll();
   return PMPI_Testall(n, rs, flag, sts);
 }
 
 OSPREY_EXPORT int MPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* st) {
-  if (engaged()) progress::poll();
+  if (waits_engaged()) progress::poll();
   return PMPI_Testany(n, rs, index, flag, st);
 }
 
 OSPREY_EXPORT int MPI_Testsome(int n, MPI_Request rs[], int* outcount, int idx[],
                                MPI_Status sts[]) {
-  if (engaged()) progress::poll();
+  if (waits_engaged()) progress::poll();
   return PMPI_Testsome(n, rs, outcount, idx, sts);
 }
 
 OSPREY_EXPORT int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* st) {
-  if (engaged()) progress::poll();
+  if (waits_engaged()) progress::poll();
   return PMPI_Request_get_status(r, flag, st);
 }
 
 // --- collectives ---
 
 OSPREY_EXPORT int MPI_Barrier(MPI_Comm c) {
-  if (!engaged()) return PMPI_Barrier(c);
+  if (!collectives_engaged()) return PMPI_Barrier(c);
   MPI_Request r;
   if (int rc = PMPI_Ibarrier(c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
 }
 
 OSPREY_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
-  if (!engaged()) return PMPI_Bcast(buf, count, t, root, c);
+  if (!collectives_engaged()) return PMPI_Bcast(buf, count, t, root, c);
   MPI_Request r;
   if (int rc = PMPI_Ibcast(buf, count, t, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -189,7 +214,7 @@ OSPREY_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_
 
 OSPREY_EXPORT int MPI_Reduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, int root,
                              MPI_Comm c) {
-  if (!engaged()) return PMPI_Reduce(s, d, n, t, op, root, c);
+  if (!collectives_engaged()) return PMPI_Reduce(s, d, n, t, op, root, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce(s, d, n, t, op, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -197,7 +222,7 @@ OSPREY_EXPORT int MPI_Reduce(const void* s, void* d, int n, MPI_Datatype t, MPI_
 
 OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
                                 MPI_Comm c) {
-  if (!engaged()) return PMPI_Allreduce(s, d, n, t, op, c);
+  if (!collectives_engaged()) return PMPI_Allreduce(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iallreduce(s, d, n, t, op, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -205,7 +230,7 @@ OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, M
 
 OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
                              MPI_Datatype dt, int root, MPI_Comm c) {
-  if (!engaged()) return PMPI_Gather(s, sn, st, d, dn, dt, root, c);
+  if (!collectives_engaged()) return PMPI_Gather(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igather(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -213,7 +238,7 @@ OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, in
 
 OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
                               const int displs[], MPI_Datatype dt, int root, MPI_Comm c) {
-  if (!engaged()) return PMPI_Gatherv(s, sn, st, d, dn, displs, dt, root, c);
+  if (!collectives_engaged()) return PMPI_Gatherv(s, sn, st, d, dn, displs, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igatherv(s, sn, st, d, dn, displs, dt, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -221,7 +246,7 @@ OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, c
 
 OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, int dn,
                               MPI_Datatype dt, int root, MPI_Comm c) {
-  if (!engaged()) return PMPI_Scatter(s, sn, st, d, dn, dt, root, c);
+  if (!collectives_engaged()) return PMPI_Scatter(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatter(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -229,7 +254,7 @@ OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, i
 
 OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[], MPI_Datatype st,
                                void* d, int dn, MPI_Datatype dt, int root, MPI_Comm c) {
-  if (!engaged()) return PMPI_Scatterv(s, sn, displs, st, d, dn, dt, root, c);
+  if (!collectives_engaged()) return PMPI_Scatterv(s, sn, displs, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatterv(s, sn, displs, st, d, dn, dt, root, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -237,7 +262,7 @@ OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[]
 
 OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
                                 MPI_Datatype dt, MPI_Comm c) {
-  if (!engaged()) return PMPI_Allgather(s, sn, st, d, dn, dt, c);
+  if (!collectives_engaged()) return PMPI_Allgather(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgather(s, sn, st, d, dn, dt, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -245,7 +270,7 @@ OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d,
 
 OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
                                  const int displs[], MPI_Datatype dt, MPI_Comm c) {
-  if (!engaged()) return PMPI_Allgatherv(s, sn, st, d, dn, displs, dt, c);
+  if (!collectives_engaged()) return PMPI_Allgatherv(s, sn, st, d, dn, displs, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgatherv(s, sn, st, d, dn, displs, dt, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -253,7 +278,7 @@ OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d
 
 OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, int dn,
                                MPI_Datatype dt, MPI_Comm c) {
-  if (!engaged()) return PMPI_Alltoall(s, sn, st, d, dn, dt, c);
+  if (!collectives_engaged()) return PMPI_Alltoall(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoall(s, sn, st, d, dn, dt, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -262,7 +287,7 @@ OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, 
 OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], MPI_Datatype st,
                                 void* d, const int dn[], const int dd[], MPI_Datatype dt,
                                 MPI_Comm c) {
-  if (!engaged()) return PMPI_Alltoallv(s, sn, sd, st, d, dn, dd, dt, c);
+  if (!collectives_engaged()) return PMPI_Alltoallv(s, sn, sd, st, d, dn, dd, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoallv(s, sn, sd, st, d, dn, dd, dt, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -270,7 +295,7 @@ OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], M
 
 OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
                                            MPI_Comm c) {
-  if (!engaged()) return PMPI_Reduce_scatter_block(s, d, n, t, op, c);
+  if (!collectives_engaged()) return PMPI_Reduce_scatter_block(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter_block(s, d, n, t, op, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
@@ -278,21 +303,21 @@ OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Da
 
 OSPREY_EXPORT int MPI_Reduce_scatter(const void* s, void* d, const int n[], MPI_Datatype t,
                                      MPI_Op op, MPI_Comm c) {
-  if (!engaged()) return PMPI_Reduce_scatter(s, d, n, t, op, c);
+  if (!collectives_engaged()) return PMPI_Reduce_scatter(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter(s, d, n, t, op, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
 }
 
 OSPREY_EXPORT int MPI_Scan(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  if (!engaged()) return PMPI_Scan(s, d, n, t, op, c);
+  if (!collectives_engaged()) return PMPI_Scan(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iscan(s, d, n, t, op, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);
 }
 
 OSPREY_EXPORT int MPI_Exscan(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  if (!engaged()) return PMPI_Exscan(s, d, n, t, op, c);
+  if (!collectives_engaged()) return PMPI_Exscan(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iexscan(s, d, n, t, op, c, &r); rc) return rc;
   return finish_one(&r, MPI_STATUS_IGNORE);

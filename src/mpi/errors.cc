@@ -28,6 +28,42 @@ bool host_keeps_strings() {
   return keeps;
 }
 
+// The standard's name of an error class, for messages.
+const char* class_name(int cls) {
+  switch (cls) {
+#define OSPREY_CLASS(c) \
+  case c:               \
+    return #c;
+    OSPREY_CLASS(MPI_ERR_ARG)
+    OSPREY_CLASS(MPI_ERR_ASSERT)
+    OSPREY_CLASS(MPI_ERR_BASE)
+    OSPREY_CLASS(MPI_ERR_COMM)
+    OSPREY_CLASS(MPI_ERR_COUNT)
+    OSPREY_CLASS(MPI_ERR_DISP)
+    OSPREY_CLASS(MPI_ERR_GROUP)
+    OSPREY_CLASS(MPI_ERR_INFO_VALUE)
+    OSPREY_CLASS(MPI_ERR_INTERN)
+    OSPREY_CLASS(MPI_ERR_LOCKTYPE)
+    OSPREY_CLASS(MPI_ERR_NO_MEM)
+    OSPREY_CLASS(MPI_ERR_OP)
+    OSPREY_CLASS(MPI_ERR_OTHER)
+    OSPREY_CLASS(MPI_ERR_RANK)
+    OSPREY_CLASS(MPI_ERR_RMA_ATTACH)
+    OSPREY_CLASS(MPI_ERR_RMA_CONFLICT)
+    OSPREY_CLASS(MPI_ERR_RMA_FLAVOR)
+    OSPREY_CLASS(MPI_ERR_RMA_RANGE)
+    OSPREY_CLASS(MPI_ERR_RMA_SHARED)
+    OSPREY_CLASS(MPI_ERR_RMA_SYNC)
+    OSPREY_CLASS(MPI_ERR_SIZE)
+    OSPREY_CLASS(MPI_ERR_TYPE)
+    OSPREY_CLASS(MPI_ERR_UNSUPPORTED_OPERATION)
+    OSPREY_CLASS(MPI_ERR_WIN)
+#undef OSPREY_CLASS
+    default:
+      return "error";
+  }
+}
+
 // Fatal handlers print the host's class message only: say what was wrong first.
 template <class GetHandler>
 void explain_if_fatal(const Status& s, GetHandler get) {
@@ -39,7 +75,8 @@ void explain_if_fatal(const Status& s, GetHandler get) {
 #endif
       ;
   if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
-  if (fatal && s.msg && !host_keeps_strings()) std::fprintf(stderr, "%s\n", s.msg);
+  if (fatal && s.msg && !host_keeps_strings())
+    std::fprintf(stderr, "%s (%s)\n", s.msg, class_name(s.cls));
 }
 
 }  // namespace

@@ -4,12 +4,12 @@
 
 namespace osprey::progress {
 
-void wait_host(MPI_Request* req, MPI_Status* status) {
+int wait_host(MPI_Request* req, MPI_Status* status) {
   int done = 0;
   Backoff b;
   for (;;) {
-    PMPI_Test(req, &done, status);
-    if (done) return;
+    const int rc = PMPI_Test(req, &done, status);
+    if (done || rc != MPI_SUCCESS) return rc;
     if (poll())
       b.reset();
     else
@@ -17,12 +17,12 @@ void wait_host(MPI_Request* req, MPI_Status* status) {
   }
 }
 
-void wait_host_all(int n, MPI_Request* reqs) {
+int wait_host_all(int n, MPI_Request* reqs) {
   int done = 0;
   Backoff b;
   for (;;) {
-    PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-    if (done) return;
+    const int rc = PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+    if (done || rc != MPI_SUCCESS) return rc;
     if (poll())
       b.reset();
     else

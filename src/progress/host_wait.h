@@ -6,7 +6,8 @@
 
 namespace osprey::progress {
 
-void wait_host(MPI_Request* req, MPI_Status* status = MPI_STATUS_IGNORE);
-void wait_host_all(int n, MPI_Request* reqs);
+// Both return the host's return code of the test that completed (or failed).
+int wait_host(MPI_Request* req, MPI_Status* status = MPI_STATUS_IGNORE);
+int wait_host_all(int n, MPI_Request* reqs);
 
 }  // namespace osprey::progress

@@ -59,7 +59,9 @@ Status Window::am_fence(int assert) {
     if (!force_am_ && ci_->node_size() > 1) barrier_.arrive_and_wait(static_cast<uint16_t>(bits));
     return kOk;
   }
-  OSPREY_TRY(am_flush_all(false));
+  // An error a target reported is returned once the fence is complete: leaving early would
+  // strand the other ranks in the barrier.
+  const Status flushed = am_flush_all(false);
   {
     std::lock_guard<std::recursive_mutex> g(am::am_lock());
     ++am_->fence_epoch;  // from here on this rank takes requests of the next epoch
@@ -69,7 +71,7 @@ Status Window::am_fence(int assert) {
   if (any != all)
     return Err(MPI_ERR_ASSERT,
                "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
-  return kOk;
+  return flushed;
 }
 
 }  // namespace osprey::rma

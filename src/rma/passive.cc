@@ -161,6 +161,7 @@ Status Window::flush_general(int rank) {
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
   cpu::mem_sync();  // node-local operations completed when issued; make them visible
+  serve_requests();
   return uses_am_ ? am_flush(rank, false) : kOk;
 }
 
@@ -168,6 +169,7 @@ Status Window::flush_all() {
   if (access_ != Access::kLock && access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_flush_all outside a passive-target epoch");
   cpu::mem_sync();
+  serve_requests();
   return uses_am_ ? am_flush_all(false) : kOk;
 }
 
@@ -177,17 +179,20 @@ Status Window::flush_local(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
+  serve_requests();
   return uses_am_ ? am_flush(rank, true) : kOk;  // node-local operations hold no buffers
 }
 
 Status Window::flush_local_all() {
   if (access_ != Access::kLock && access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_flush_local_all outside a passive-target epoch");
+  serve_requests();
   return uses_am_ ? am_flush_all(true) : kOk;
 }
 
 Status Window::sync() {
   cpu::mem_sync();
+  serve_requests();
   return kOk;
 }
 

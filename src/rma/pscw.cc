@@ -136,12 +136,13 @@ Status Window::complete() {
     }
     view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
   }
-  // Complete only promises local completion: wait for the sends and for data of gets.
-  if (uses_am_) OSPREY_TRY(am_flush_all(true));
+  // Complete only promises local completion: wait for the sends and for data of gets. The
+  // epoch ends even if a target reported an error.
+  const Status flushed = uses_am_ ? am_flush_all(true) : kOk;
   start_ranks_.clear();
   start_seen_.clear();
   access_ = Access::kNone;
-  return kOk;
+  return flushed;
 }
 
 bool Window::exposure_done() {

@@ -182,7 +182,7 @@ Status Window::shared_query(int rank, MPI_Aint* size, MPI_Aint* disp_unit, void*
   const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(local));
   *size = static_cast<MPI_Aint>(ri.size);
   *disp_unit = static_cast<MPI_Aint>(ri.disp_unit);
-  *base = view_.data(ri.data_offset);
+  *base = ri.size ? view_.data(ri.data_offset) : nullptr;  // as MPICH: no memory, no address
   return kOk;
 }
 

@@ -141,6 +141,9 @@ class Window {
   Status lock_all(int assert);
   Status unlock_all();
   inline Status flush(int rank);
+  // A process that spins on node-local memory (flush or sync in a loop) must still serve the
+  // message-path requests other processes send it, whatever window they are for.
+  inline void serve_requests();
   Status flush_general(int rank);
   Status flush_all();
   Status flush_local(int rank);

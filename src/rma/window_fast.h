@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "datatype/apply.h"
+#include "progress/engine.h"
+#include "rma/comm_info.h"
 #include "rma/shm_lock.h"
 #include "util/cpu.h"
 
@@ -193,9 +195,14 @@ inline Status Window::flush(int rank) {
   if (access_ == Access::kLockAll &&
       static_cast<unsigned>(rank - fast_first_) < static_cast<unsigned>(fast_count_)) {
     cpu::mem_sync();  // node-local operations completed when issued; make them visible
+    serve_requests();
     return kOk;
   }
   return flush_general(rank);
+}
+
+inline void Window::serve_requests() {
+  if (am_endpoints_exist()) progress::poll();
 }
 
 }  // namespace osprey::rma

@@ -9,7 +9,7 @@ enum { BLOCKS = 6000 }; /* a vector target type of 6000 blocks: ~96 KB of layout
 static void run(enum t_flavor f) {
   const MPI_Aint bytes = (MPI_Aint)(2 * N) * (MPI_Aint)sizeof(int64_t);
   struct t_win w;
-  t_win_create(&w, f, bytes, 8, MPI_COMM_WORLD);
+  if (!t_win_create(&w, f, bytes, 8, MPI_COMM_WORLD)) return;
   int64_t* mine = (int64_t*)w.base;
   const int right = (t_rank + 1) % t_size, left = (t_rank + t_size - 1) % t_size;
   const int du = f == T_DYNAMIC ? 1 : 8;

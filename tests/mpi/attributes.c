@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     struct t_win w;
     const MPI_Aint bytes = 40 + 8 * t_rank;
     const int du = f == T_DYNAMIC ? 1 : 4;
-    t_win_create(&w, (enum t_flavor)f, bytes, du, MPI_COMM_WORLD);
+    if (!t_win_create(&w, (enum t_flavor)f, bytes, du, MPI_COMM_WORLD)) continue;
     void* base;
     MPI_Aint* size;
     int *disp, *flavor, *model, flag;

@@ -172,8 +172,38 @@ struct t_win {
   MPI_Aint* addrs; /* dynamic: each rank's attached base address */
 };
 
-static inline void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int disp_unit,
-                                MPI_Comm comm) {
+/* The ranks of `comm` that osprey sees on this rank's node: the host's shared-memory split, then
+ * osprey's own test split (OSPREY_VIRTUAL_NODES=k puts node rank i in pretend node i % k). With
+ * MPICH's simulated nodes (MPIR_CVAR_NUM_CLIQUES, MPIR_CVAR_ODD_EVEN_CLIQUES) the host split
+ * already follows them. Collective over comm. */
+static inline MPI_Comm t_node_comm(MPI_Comm comm) {
+  int node_rank;
+  MPI_Comm node, part;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &node_rank);
+  const char* v = getenv("OSPREY_VIRTUAL_NODES");
+  const int k = v && atoi(v) > 1 ? atoi(v) : 1;
+  MPI_Comm_split(node, node_rank % k, node_rank, &part);
+  MPI_Comm_free(&node);
+  return part;
+}
+
+/* Whether osprey sees every rank of `comm` on one node. Collective over comm. */
+static inline int t_one_node(MPI_Comm comm) {
+  int size, node_size;
+  MPI_Comm node = t_node_comm(comm);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int all = node_size == size, every = 0;
+  MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, comm);
+  return every;
+}
+
+/* Creates the window; returns 0 (and creates nothing) for an allocate_shared window whose ranks
+ * span nodes, after checking that osprey refused it with MPI_ERR_RMA_SHARED. */
+static inline int t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes, int disp_unit,
+                               MPI_Comm comm) {
   int size;
   MPI_Comm_size(comm, &size);
   memset(w, 0, sizeof *w);
@@ -183,6 +213,16 @@ static inline void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes
       MPI_OK(MPI_Win_allocate(bytes, disp_unit, MPI_INFO_NULL, comm, &w->base, &w->win));
       break;
     case T_SHARED:
+      if (!t_one_node(comm)) {
+        MPI_Errhandler old;
+        MPI_Comm_get_errhandler(comm, &old);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        EXPECT_CLASS(MPI_ERR_RMA_SHARED, MPI_Win_allocate_shared(bytes, disp_unit, MPI_INFO_NULL,
+                                                                 comm, &w->base, &w->win));
+        MPI_Comm_set_errhandler(comm, old);
+        MPI_Errhandler_free(&old);
+        return 0;
+      }
       MPI_OK(MPI_Win_allocate_shared(bytes, disp_unit, MPI_INFO_NULL, comm, &w->base, &w->win));
       break;
     case T_CREATE:
@@ -203,6 +243,7 @@ static inline void t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes
     default:
       break;
   }
+  return 1;
 }
 
 /* The target displacement of byte offset `off` in rank r's window (in disp units). */
@@ -211,8 +252,9 @@ static inline MPI_Aint t_disp(const struct t_win* w, int r, MPI_Aint off, int di
   return off / disp_unit;
 }
 
+/* Freeing a dynamic window detaches its memory (MPI-3.1 11.2.4); a detach here would need the
+ * other ranks to be done with it first. */
 static inline void t_win_free(struct t_win* w) {
-  if (w->flavor == T_DYNAMIC) MPI_OK(MPI_Win_detach(w->win, w->base));
   MPI_OK(MPI_Win_free(&w->win));
   free(w->user_mem);
   free(w->addrs);

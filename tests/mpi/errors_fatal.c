@@ -1,5 +1,5 @@
 /* With the default MPI_ERRORS_ARE_FATAL, a bad target rank aborts the job with osprey's
- * message (the CTest checks the output). */
+ * message and the error class (the test expects the abort and checks both). */
 #include "common.h"
 
 int main(int argc, char** argv) {

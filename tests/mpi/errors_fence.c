@@ -39,12 +39,16 @@ int main(int argc, char** argv) {
     EXPECT_CLASS(MPI_ERR_DISP, MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &bad));
   }
 
-  /* A shared window so that rank r's neighbour memory follows it: out-of-bounds writes would
-   * show up there. */
+  /* A shared window (where every rank shares the node) so that rank r's neighbour memory
+   * follows it: out-of-bounds writes would show up there. */
   int* mem;
   MPI_Win win;
-  MPI_OK(MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                                 &win));
+  if (t_one_node(MPI_COMM_WORLD))
+    MPI_OK(MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &mem, &win));
+  else
+    MPI_OK(
+        MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   for (int i = 0; i < N; i++)
     mem[i] = -1;

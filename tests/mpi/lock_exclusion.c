@@ -13,7 +13,7 @@ static double now(void) {
 /* Word 0: holders (exclusive counts 1000, shared 1). Word 1: stop flag. Word 2: max shared. */
 static void exclusion(enum t_flavor f) {
   struct t_win w;
-  t_win_create(&w, f, 4 * sizeof(int64_t), sizeof(int64_t), MPI_COMM_WORLD);
+  if (!t_win_create(&w, f, 4 * sizeof(int64_t), sizeof(int64_t), MPI_COMM_WORLD)) return;
   memset(w.base, 0, 4 * sizeof(int64_t));
   MPI_Barrier(MPI_COMM_WORLD);
   const int du = f == T_DYNAMIC ? 1 : 8;
