@@ -11,11 +11,12 @@ inline int done(rma::Window* w, const Status& s) {
   return s.ok() ? MPI_SUCCESS : binding::finish(w, s);
 }
 
-// Request-based calls: only in passive epochs; the request is a host generalized request that
-// the engine completes when the operation completes locally (at once on shared memory).
+// Request-based calls: only in passive epochs (but MPI_PROC_NULL is a valid target anywhere,
+// as in MPICH); the request is a host generalized request that the engine completes when the
+// operation completes locally (at once on shared memory and for MPI_PROC_NULL).
 template <class Run>
-int with_request(rma::Window* w, MPI_Request* request, Run&& run) {
-  Status s = w->check_request_epoch();
+int with_request(rma::Window* w, int rank, MPI_Request* request, Run&& run) {
+  Status s = rank == MPI_PROC_NULL ? kOk : w->check_request_epoch();
   if (!s.ok()) return binding::finish(w, s);
   MPI_Request g = MPI_REQUEST_NULL;
   if (const int rc = binding::start_request(&g); rc != MPI_SUCCESS) return rc;
@@ -35,7 +36,7 @@ int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
         MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
-  return with_request(w, req,
+  return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
@@ -44,7 +45,7 @@ int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt
         MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
-  return with_request(w, req,
+  return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
 }
 
@@ -53,7 +54,7 @@ int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
         MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
-  return with_request(w, req, [&](MPI_Request* h) {
+  return with_request(w, r, req, [&](MPI_Request* h) {
     return w->accumulate_general(o, oc, ot, r, d, tc, tt, op, h);
   });
 }
@@ -63,7 +64,7 @@ int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype 
             MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
   OSPREY_WINDOW(w, win);
   if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
-  return with_request(w, req, [&](MPI_Request* h) {
+  return with_request(w, r, req, [&](MPI_Request* h) {
     return w->get_accumulate_general(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
   });
 }

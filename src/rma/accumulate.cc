@@ -1,7 +1,17 @@
 // MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op and MPI_Compare_and_swap on node-local
-// targets. Atomicity is per basic element across all origins: CPU atomics on memory mapped
-// here where the element allows them, else the element's lock stripe. Operations apply in
-// program order (the default accumulate_ordering) because each completes when issued.
+// targets. Operations apply in program order (the default accumulate_ordering) because each
+// completes when issued.
+//
+// Atomicity, the same on every path (the message-path target applies through here too):
+// - each basic element is updated atomically against every other update of it: a CPU atomic
+//   on memory mapped here where the element allows one, else under the element's lock stripe;
+// - an operation on more than one element holds its target rank's whole-operation lock
+//   (shm::AccLock) throughout, so it applies as a whole against every other such operation:
+//   a reader never sees two writers mixed (the standard promises per-element atomicity only,
+//   but MPICH and Open MPI give this, and programs that swap 16-byte pointers rely on it).
+// Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) take no
+// whole-operation lock: being one atomic step on one element, they order themselves against
+// a multi-element operation at that element, which keeps them lock-free.
 #include <sys/uio.h>
 
 #include <cstring>
@@ -96,7 +106,9 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
                               const dt::TypeInfo* rt, dt::Op op) {
   const dt::Repr r = tt.repr;
   const uint32_t n = tt.elem_size;
-  if (dt::data_bytes(tcount, tt) == 0) return kOk;
+  const std::size_t bytes = dt::data_bytes(tcount, tt);
+  if (bytes == 0) return kOk;
+  WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > n);
   dt::ElementCursor oc(origin, ot ? ocount : 0, ot ? *ot : tt);
   dt::ElementCursor rc(result, rt ? rcount : 0, rt ? *rt : tt);
   char *oe = nullptr, *re = nullptr, *te = nullptr;

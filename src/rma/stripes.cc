@@ -13,10 +13,7 @@ std::size_t Stripes::index(int local, uint64_t key) const {
   return static_cast<std::size_t>(h % v_->layout().stripes);
 }
 
-// Waits without polling progress: a holder never waits on anyone while it holds a stripe, and
-// progress could run a request here that needs a stripe this process already holds.
-void Stripes::lock(std::size_t i) const {
-  std::atomic<uint32_t>& w = v_->stripe(i).word;
+void spin_lock(std::atomic<uint32_t>& w) {
   if (w.exchange(1, std::memory_order_acquire) == 0) return;
   progress::Backoff b;
   for (;;) {
@@ -26,8 +23,12 @@ void Stripes::lock(std::size_t i) const {
   }
 }
 
+void Stripes::lock(std::size_t i) const {
+  spin_lock(v_->stripe(i).word);
+}
+
 void Stripes::unlock(std::size_t i) const {
-  v_->stripe(i).word.store(0, std::memory_order_release);
+  spin_unlock(v_->stripe(i).word);
 }
 
 Stripes::Guard::Guard(const Stripes& s, std::vector<std::size_t>& set) : s_(s), set_(set) {

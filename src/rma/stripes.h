@@ -11,6 +11,30 @@
 
 namespace osprey::rma {
 
+// A spin lock on a word in shared memory, for short critical sections whose holder never
+// waits for anyone. Waiters do not run progress: it could execute a request that needs a lock
+// this process holds.
+void spin_lock(std::atomic<uint32_t>& w);
+inline void spin_unlock(std::atomic<uint32_t>& w) {
+  w.store(0, std::memory_order_release);
+}
+
+// Holds a window rank's whole-operation accumulate lock (shm::AccLock) if `hold`.
+class WholeOpGuard {
+ public:
+  WholeOpGuard(shm::AccLock& l, bool hold) : l_(hold ? &l : nullptr) {
+    if (l_) spin_lock(l_->word);
+  }
+  ~WholeOpGuard() {
+    if (l_) spin_unlock(l_->word);
+  }
+  WholeOpGuard(const WholeOpGuard&) = delete;
+  WholeOpGuard& operator=(const WholeOpGuard&) = delete;
+
+ private:
+  shm::AccLock* l_;
+};
+
 class Stripes {
  public:
   Stripes() = default;

@@ -98,8 +98,9 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const
   if (t.dynamic) {
     if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
-    // The attach tables of node peers are in the segment; other nodes check on arrival.
-    if (t.local >= 0)
+    // Node peers reached directly are checked here, in their attach tables; a target on the
+    // message path checks when the request may run (it may attach until its epoch begins).
+    if (t.path != Path::kAm)
       OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
   } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");

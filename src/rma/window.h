@@ -19,6 +19,7 @@
 #include "rma/hints.h"
 #include "rma/remote_info.h"
 #include "rma/stripes.h"
+#include "transport/shm/attach_table.h"
 #include "transport/shm/node_barrier.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
@@ -314,6 +315,8 @@ class Window {
   std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
   std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_
   Stripes stripes_;
+  // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
+  mutable shm::AttachTables attach_;
 
   // Generalized active target. Start is trigger-only: the first operation to a target (or
   // complete) waits for that target's post, so start never blocks.

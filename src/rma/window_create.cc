@@ -33,7 +33,6 @@ struct Announce {
   shm::SegmentName name;
   uint64_t total;
   uint64_t stripes;
-  uint64_t max_attach;
   int32_t ok;
   int32_t pad;
 };
@@ -69,6 +68,7 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const uint32_t nlocal = static_cast<uint32_t>(ci_->node_size());
   const uint32_t me_local = static_cast<uint32_t>(ci_->node_rank());
   const bool with_data = kind_for(flavor_) == shm::MemKind::kSegment;
+  const bool dynamic = flavor_ == Flavor::kDynamic;
   const int tag = setup_tag(id_);
   MPI_Comm priv = ci_->priv();
   MemberInit me{my_size,   disp_unit_,
@@ -91,7 +91,7 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     progress::wait_host(&req);
     if (!s.ok()) return s;
     const auto l =
-        shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, a.max_attach, nullptr);
+        shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic, nullptr);
     view_ = shm::SegmentView(seg_.base(), l);
     return kOk;
   }
@@ -109,13 +109,11 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   for (uint32_t i = 0; i < nlocal; ++i)
     sizes[i] = static_cast<uint64_t>(members[i].size);
   const std::size_t stripes = config().lock_stripes;
-  const std::size_t max_attach = flavor_ == Flavor::kDynamic ? config().max_attach : 0;
   const auto l = shm::SegmentLayout::compute(nlocal, with_data ? sizes.data() : nullptr, contiguous,
-                                             stripes, max_attach, offsets.data());
+                                             stripes, dynamic, offsets.data());
   Announce a{};
   a.total = l.total;
   a.stripes = stripes;
-  a.max_attach = max_attach;
   Status s = nlocal == 1 ? shm::Segment::create_private(l.total, seg_)
                          : shm::Segment::create(l.total, seg_, a.name);
   a.ok = s.ok();
@@ -170,6 +168,8 @@ void Window::finish_setup(const Args& a) {
       break;
     case Flavor::kDynamic:
       base_ = MPI_BOTTOM;
+      attach_.init(view_.attach_headers(), static_cast<uint32_t>(ci_->node_size()),
+                   static_cast<uint32_t>(ci_->node_rank()));
       break;
   }
   PMPI_Comm_group(ci_->priv(), &group_);

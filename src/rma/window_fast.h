@@ -85,6 +85,8 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, static_cast<std::size_t>(ocount));
         return kOk;
       }
+      // More than one element: applied as a whole (see accumulate.cc).
+      WholeOpGuard whole(view_.acc(static_cast<uint32_t>(rank - fast_first_)), ocount > 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
@@ -109,6 +111,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       char* re = static_cast<char*>(result) + t->true_lb;
       const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
+      WholeOpGuard whole(view_.acc(static_cast<uint32_t>(rank - fast_first_)), tcount > 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < tcount; ++i) {
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))

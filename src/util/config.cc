@@ -41,7 +41,6 @@ Config parse() {
   c.shared_alloc_mem = read_bool("OSPREY_SHARED_ALLOC_MEM", c.shared_alloc_mem);
   c.debug = static_cast<int>(read_size("OSPREY_DEBUG", 0, 0));
   c.stats = read_bool("OSPREY_STATS", c.stats);
-  c.max_attach = read_size("OSPREY_MAX_ATTACH", c.max_attach, 1);
   c.lock_stripes = read_size("OSPREY_LOCK_STRIPES", c.lock_stripes, 1);
   c.slots = read_size("OSPREY_SLOTS", c.slots, 1);
   c.op_pool_local = read_size("OSPREY_OP_POOL_LOCAL", c.op_pool_local, 1);

@@ -13,7 +13,6 @@ struct Config {
   bool shared_alloc_mem = true;    // OSPREY_SHARED_ALLOC_MEM: MPI_Alloc_mem from node-shared memory
   int debug = 0;                   // OSPREY_DEBUG: 1 = log setup decisions, 2 = log every call
   bool stats = false;              // OSPREY_STATS: message counts per endpoint at MPI_Finalize
-  std::size_t max_attach = 256;    // OSPREY_MAX_ATTACH: attached regions per rank, dynamic windows
   std::size_t lock_stripes = 256;  // OSPREY_LOCK_STRIPES: accumulate lock table size per window
   // Operation table (message path).
   std::size_t slots = 64;                 // OSPREY_SLOTS

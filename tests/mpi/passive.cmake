@@ -9,3 +9,6 @@ osprey_mpi_test(self_lock mpi/self_lock.c)
 osprey_mpi_test(errors_passive mpi/errors_passive.c)
 osprey_mpi_test(threaded_acc mpi/threaded_acc.c LABELS threaded)
 target_link_libraries(threaded_acc PRIVATE pthread)
+# Each accumulate applied as a whole, against single-element atomics and across paths.
+osprey_mpi_test(acc_whole mpi/acc_whole.c NP 2 3 4)
+osprey_mpi_test(linked_list mpi/linked_list.c NP 2 3 4)

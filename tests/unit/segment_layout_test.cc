@@ -7,7 +7,7 @@ namespace {
 
 TEST(SegmentLayout, ContiguousRanksAreBackToBack) {
   uint64_t sizes[3] = {100, 0, 37}, off[3];
-  auto l = SegmentLayout::compute(3, sizes, true, 16, 0, off);
+  auto l = SegmentLayout::compute(3, sizes, true, 16, false, off);
   EXPECT_EQ(l.data % 4096, 0u);
   EXPECT_EQ(off[0], l.data);
   EXPECT_EQ(off[1], l.data + 100);
@@ -17,7 +17,7 @@ TEST(SegmentLayout, ContiguousRanksAreBackToBack) {
 
 TEST(SegmentLayout, NoncontiguousRanksArePageAligned) {
   uint64_t sizes[3] = {100, 5000, 1}, off[3];
-  auto l = SegmentLayout::compute(3, sizes, false, 16, 0, off);
+  auto l = SegmentLayout::compute(3, sizes, false, 16, false, off);
   for (uint64_t o : off)
     EXPECT_EQ(o % 4096, 0u);
   EXPECT_EQ(off[1], l.data + 4096);
@@ -25,13 +25,14 @@ TEST(SegmentLayout, NoncontiguousRanksArePageAligned) {
 }
 
 TEST(SegmentLayout, ControlPartsDoNotOverlap) {
-  auto l = SegmentLayout::compute(5, nullptr, false, 8, 4, nullptr);
+  auto l = SegmentLayout::compute(5, nullptr, false, 8, true, nullptr);
   EXPECT_LT(l.rank_info, l.locks);
   EXPECT_EQ(l.locks - l.rank_info, 5 * sizeof(RankInfo));
-  EXPECT_EQ(l.pscw - l.locks, 5 * sizeof(LockWords));
+  EXPECT_EQ(l.acc - l.locks, 5 * sizeof(LockWords));
+  EXPECT_EQ(l.pscw - l.acc, 5 * sizeof(AccLock));
   EXPECT_LE(l.match + 5 * l.match_words * 8, l.stripe);
   EXPECT_EQ(l.attach - l.stripe, 8 * sizeof(Stripe));
-  EXPECT_LE(l.attach + 5 * l.attach_stride, l.data);
+  EXPECT_LE(l.attach + 5 * sizeof(AttachTableHeader), l.data);
   EXPECT_GT(l.total, l.data);
 }
 

@@ -70,6 +70,14 @@ Status Segment::create(std::size_t bytes, Segment& out, SegmentName& name) {
       shm_unlink(name.path);
     }
   }
+  Status s = create_file(bytes, out, name);
+  if (s.ok()) OSPREY_LOG(1, "segment of %zu bytes in a memfd (/dev/shm too small)", bytes);
+  return s.ok() ? s : Err(MPI_ERR_NO_MEM, "osprey: cannot create node-shared window memory");
+}
+
+Status Segment::create_file(std::size_t bytes, Segment& out, SegmentName& name) {
+  out.release();
+  name = SegmentName{};
   int fd = memfd_create("osprey-window", MFD_CLOEXEC);
   if (fd >= 0) {
     char* p = nullptr;
@@ -80,12 +88,18 @@ Status Segment::create(std::size_t bytes, Segment& out, SegmentName& name) {
       name.owner_fd = fd;  // peers open it through /proc until unlink() closes it
       out.base_ = p;
       out.size_ = bytes;
-      OSPREY_LOG(1, "segment of %zu bytes in a memfd (/dev/shm too small)", bytes);
       return kOk;
     }
     close(fd);
   }
-  return Err(MPI_ERR_NO_MEM, "osprey: cannot create node-shared window memory");
+  return Err(MPI_ERR_NO_MEM, "osprey: cannot create node-shared memory");
+}
+
+SegmentName Segment::file_name(int pid, int fd) {
+  SegmentName n;
+  n.backing = kMemfd;
+  std::snprintf(n.path, sizeof n.path, "/proc/%d/fd/%d", pid, fd);
+  return n;
 }
 
 Status Segment::attach(const SegmentName& name, std::size_t bytes, Segment& out) {

@@ -27,6 +27,11 @@ class Segment {
 
   // Owner side: creates and maps `bytes` of zeroed shared memory.
   static Status create(std::size_t bytes, Segment& out, SegmentName& name);
+  // Owner side: a segment in a memory file without a name, which peers open through /proc
+  // for as long as the owner keeps it (until unlink()): nothing is left behind by a crash.
+  static Status create_file(std::size_t bytes, Segment& out, SegmentName& name);
+  // The name of a create_file() segment, from the owner's pid and file descriptor.
+  static SegmentName file_name(int pid, int fd);
   // Peer side: maps a segment the owner created.
   static Status attach(const SegmentName& name, std::size_t bytes, Segment& out);
   // Owner side, once every peer attached: removes the name.

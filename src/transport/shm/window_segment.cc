@@ -12,12 +12,12 @@ std::size_t align_up(std::size_t x, std::size_t a) {
 }  // namespace
 
 SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
-                                     std::size_t stripes, std::size_t max_attach,
+                                     std::size_t stripes, bool dynamic,
                                      uint64_t* data_offsets_out) {
   SegmentLayout l;
   l.nranks = nranks;
   l.stripes = stripes;
-  l.max_attach = max_attach;
+  l.dynamic = dynamic;
   l.match_words = (nranks + 63) / 64;
   std::size_t off = sizeof(SegmentHeader);
   l.barrier = off;
@@ -26,6 +26,8 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   off += nranks * sizeof(RankInfo);
   l.locks = off;
   off += nranks * sizeof(LockWords);
+  l.acc = off;
+  off += nranks * sizeof(AccLock);
   l.pscw = off;
   off += nranks * sizeof(PscwWords);
   l.match = off;
@@ -33,11 +35,7 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   l.stripe = off;
   off += stripes * sizeof(Stripe);
   l.attach = off;
-  l.attach_stride =
-      max_attach
-          ? align_up(sizeof(AttachTableHeader) + max_attach * sizeof(AttachEntry), cpu::kCacheLine)
-          : 0;
-  off += nranks * l.attach_stride;
+  if (dynamic) off += nranks * sizeof(AttachTableHeader);
   l.data = align_up(off, kPage);
   off = l.data;
   if (sizes) {

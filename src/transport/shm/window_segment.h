@@ -1,6 +1,7 @@
 // The layout of a window's node segment: a header with the node barrier, one record per
-// node-local rank (where its memory is, its lock word, its PSCW counters), the accumulate lock
-// stripes, the attach tables of dynamic windows, then the window memory of allocate flavors.
+// node-local rank (where its memory is, its lock words, its accumulate lock, its PSCW
+// counters), the accumulate lock stripes, where the attach tables of dynamic windows are, then
+// the window memory of allocate flavors.
 // One segment per window per node; every field is reached through offsets computed here.
 #pragma once
 
@@ -56,14 +57,22 @@ struct alignas(cpu::kCacheLine) PscwWords {
   std::atomic<uint32_t> posts_seen;
 };
 
-// Attached regions of one rank of a dynamic window, published under a sequence lock.
-struct AttachEntry {
-  std::atomic<uint64_t> base;
-  std::atomic<uint64_t> len;
-};
+// Where the attach table of one rank of a dynamic window is (see shm/attach_table.h): the table
+// itself lives in a shared memory file of its owner that moves when it grows.
 struct alignas(cpu::kCacheLine) AttachTableHeader {
-  std::atomic<uint64_t> seq;
-  std::atomic<uint32_t> count;
+  std::atomic<uint64_t> seq;         // odd while the owner changes the table
+  std::atomic<uint32_t> count;       // regions in the table
+  std::atomic<uint32_t> capacity;    // regions the current table file holds (0: none yet)
+  std::atomic<uint32_t> generation;  // bumped whenever the table moves to a new file
+  std::atomic<int32_t> pid;          // the owner; the file is /proc/<pid>/fd/<fd>
+  std::atomic<int32_t> fd;
+};
+
+// Held by an accumulate-style operation on more than one basic element for its whole
+// duration, so that each such operation applies to its target as a whole (see
+// rma/accumulate.cc). One per rank.
+struct alignas(cpu::kCacheLine) AccLock {
+  std::atomic<uint32_t> word;
 };
 
 struct alignas(cpu::kCacheLine) Stripe {
@@ -75,17 +84,17 @@ struct SegmentLayout {
   uint32_t nranks = 0;
   std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
   std::size_t stripes = 0;
-  std::size_t max_attach = 0;
-  std::size_t barrier = 0, rank_info = 0, locks = 0, pscw = 0, match = 0, stripe = 0, attach = 0;
-  std::size_t attach_stride = 0;
+  bool dynamic = false;  // attach table headers present
+  std::size_t barrier = 0, rank_info = 0, locks = 0, acc = 0, pscw = 0, match = 0, stripe = 0,
+              attach = 0;
   std::size_t data = 0;   // first data byte (page aligned)
   std::size_t total = 0;  // segment size
 
   // sizes[i]: bytes of node-local rank i, or nullptr for windows without memory here.
   // contiguous: ranks' memory back to back (allocate_shared default); else page aligned.
+  // dynamic: a dynamic window (attach table headers).
   static SegmentLayout compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
-                               std::size_t stripes, std::size_t max_attach,
-                               uint64_t* data_offsets_out);
+                               std::size_t stripes, bool dynamic, uint64_t* data_offsets_out);
 };
 
 // Typed access to a mapped segment.
@@ -98,18 +107,16 @@ class SegmentView {
   BarrierSlot* barrier_slots() const { return reinterpret_cast<BarrierSlot*>(base_ + l_.barrier); }
   RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
   LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
+  AccLock& acc(uint32_t i) const { return at<AccLock>(l_.acc, i); }
   PscwWords& pscw(uint32_t i) const { return at<PscwWords>(l_.pscw, i); }
   std::atomic<uint64_t>* match(uint32_t i) const {
     return reinterpret_cast<std::atomic<uint64_t>*>(base_ + l_.match +
                                                     i * l_.match_words * sizeof(uint64_t));
   }
   Stripe& stripe(std::size_t i) const { return at<Stripe>(l_.stripe, i); }
-  AttachTableHeader& attach_header(uint32_t i) const {
-    return *reinterpret_cast<AttachTableHeader*>(base_ + l_.attach + i * l_.attach_stride);
-  }
-  AttachEntry* attach_entries(uint32_t i) const {
-    return reinterpret_cast<AttachEntry*>(base_ + l_.attach + i * l_.attach_stride +
-                                          sizeof(AttachTableHeader));
+  // The attach table headers of all node-local ranks (dynamic windows only).
+  AttachTableHeader* attach_headers() const {
+    return reinterpret_cast<AttachTableHeader*>(base_ + l_.attach);
   }
   char* data(uint64_t offset) const { return base_ + offset; }
   const SegmentLayout& layout() const { return l_; }

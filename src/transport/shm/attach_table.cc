@@ -1,0 +1,190 @@
+#include "transport/shm/attach_table.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "progress/backoff.h"
+
+namespace osprey::shm {
+namespace {
+
+constexpr uint32_t kFirstCapacity = 64;
+
+void copy_entry(AttachEntry& to, const AttachEntry& from) {
+  to.base.store(from.base.load(std::memory_order_relaxed), std::memory_order_release);
+  to.len.store(from.len.load(std::memory_order_relaxed), std::memory_order_release);
+}
+
+// Entries are sorted by (base, len). Index of the first entry ordered after (base, len).
+uint32_t upper_bound(const AttachEntry* e, uint32_t n, uint64_t base, uint64_t len) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    const uint64_t b = e[mid].base.load(std::memory_order_acquire);
+    if (b < base || (b == base && e[mid].len.load(std::memory_order_acquire) <= len))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Whether [lo, hi) lies in the union of the regions, regions that touch counting as one.
+bool search(const AttachEntry* e, uint32_t n, uint64_t lo, uint64_t hi) {
+  uint32_t i = upper_bound(e, n, lo, UINT64_MAX);
+  if (i == 0) return false;
+  --i;
+  uint64_t end =
+      e[i].base.load(std::memory_order_acquire) + e[i].len.load(std::memory_order_acquire);
+  if (lo >= end) return false;
+  while (end < hi) {
+    if (++i >= n) return false;
+    const uint64_t b = e[i].base.load(std::memory_order_acquire);
+    if (b != end) return false;  // a gap
+    end = b + e[i].len.load(std::memory_order_acquire);
+  }
+  return true;
+}
+
+}  // namespace
+
+AttachTables::~AttachTables() {
+  for (SegmentName& n : own_files_)
+    Segment::unlink(n);
+}
+
+void AttachTables::init(AttachTableHeader* headers, uint32_t nranks, uint32_t me) {
+  headers_ = headers;
+  me_ = me;
+  current_ = std::vector<std::atomic<const Mapping*>>(nranks);
+}
+
+Status AttachTables::grow(uint32_t capacity) {
+  auto m = std::make_unique<Mapping>();
+  SegmentName name;
+  OSPREY_TRY(Segment::create_file(capacity * sizeof(AttachEntry), m->seg, name));
+  auto* entries = reinterpret_cast<AttachEntry*>(m->seg.base());
+  AttachTableHeader& h = headers_[me_];
+  const uint32_t n = h.count.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < n; ++i)
+    copy_entry(entries[i], own_[i]);
+  h.seq.fetch_add(1, std::memory_order_acq_rel);
+  h.pid.store(static_cast<int32_t>(getpid()), std::memory_order_release);
+  h.fd.store(name.owner_fd, std::memory_order_release);
+  h.capacity.store(capacity, std::memory_order_release);
+  const uint32_t gen = h.generation.load(std::memory_order_relaxed) + 1;
+  h.generation.store(gen, std::memory_order_release);
+  h.seq.fetch_add(1, std::memory_order_release);
+  m->generation = gen;
+  m->capacity = capacity;
+  m->entries = entries;
+  own_ = entries;
+  own_capacity_ = capacity;
+  own_files_.push_back(name);
+  std::lock_guard<std::mutex> g(map_mu_);
+  current_[me_].store(m.get(), std::memory_order_release);
+  mappings_.push_back(std::move(m));
+  return kOk;
+}
+
+Status AttachTables::insert(uint64_t base, uint64_t len) {
+  std::lock_guard<std::mutex> g(write_mu_);
+  AttachTableHeader& h = headers_[me_];
+  const uint32_t n = h.count.load(std::memory_order_relaxed);
+  const uint32_t pos = own_ ? upper_bound(own_, n, base, len) : 0;
+  if (len > 0) {
+    for (uint32_t i = pos; i-- > 0;) {
+      const uint64_t l = own_[i].len.load(std::memory_order_relaxed);
+      if (l == 0) continue;
+      if (own_[i].base.load(std::memory_order_relaxed) + l > base)
+        return Err(MPI_ERR_RMA_ATTACH, "osprey: memory overlaps an attached region");
+      break;
+    }
+    for (uint32_t i = pos; i < n; ++i) {
+      if (own_[i].len.load(std::memory_order_relaxed) == 0) continue;
+      if (own_[i].base.load(std::memory_order_relaxed) < base + len)
+        return Err(MPI_ERR_RMA_ATTACH, "osprey: memory overlaps an attached region");
+      break;
+    }
+  }
+  if (n == own_capacity_) OSPREY_TRY(grow(std::max(kFirstCapacity, 2 * own_capacity_)));
+  h.seq.fetch_add(1, std::memory_order_acq_rel);
+  for (uint32_t i = n; i > pos; --i)
+    copy_entry(own_[i], own_[i - 1]);
+  own_[pos].base.store(base, std::memory_order_release);
+  own_[pos].len.store(len, std::memory_order_release);
+  h.count.store(n + 1, std::memory_order_release);
+  h.seq.fetch_add(1, std::memory_order_release);
+  return kOk;
+}
+
+bool AttachTables::erase(uint64_t base) {
+  std::lock_guard<std::mutex> g(write_mu_);
+  AttachTableHeader& h = headers_[me_];
+  const uint32_t n = h.count.load(std::memory_order_relaxed);
+  if (!own_) return false;
+  uint32_t i = upper_bound(own_, n, base, 0);  // past the zero-length regions at `base`
+  if (i == 0 || own_[i - 1].base.load(std::memory_order_relaxed) != base) {
+    if (i == n || own_[i].base.load(std::memory_order_relaxed) != base) return false;
+  } else {
+    --i;
+  }
+  h.seq.fetch_add(1, std::memory_order_acq_rel);
+  for (; i + 1 < n; ++i)
+    copy_entry(own_[i], own_[i + 1]);
+  h.count.store(n - 1, std::memory_order_release);
+  h.seq.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+Status AttachTables::remap(uint32_t local, uint64_t seq) {
+  std::lock_guard<std::mutex> g(map_mu_);
+  AttachTableHeader& h = headers_[local];
+  const uint32_t gen = h.generation.load(std::memory_order_acquire);
+  const uint32_t cap = h.capacity.load(std::memory_order_acquire);
+  const int32_t pid = h.pid.load(std::memory_order_acquire);
+  const int32_t fd = h.fd.load(std::memory_order_acquire);
+  if (h.seq.load(std::memory_order_acquire) != seq) return kOk;  // moved meanwhile: retry
+  const Mapping* cur = current_[local].load(std::memory_order_acquire);
+  if (cur && cur->generation == gen) return kOk;  // another thread mapped it
+  auto m = std::make_unique<Mapping>();
+  if (!Segment::attach(Segment::file_name(pid, fd), cap * sizeof(AttachEntry), m->seg).ok())
+    return Err(MPI_ERR_RMA_RANGE, "osprey: cannot map a node peer's attach table");
+  m->generation = gen;
+  m->capacity = cap;
+  m->entries = reinterpret_cast<const AttachEntry*>(m->seg.base());
+  current_[local].store(m.get(), std::memory_order_release);
+  mappings_.push_back(std::move(m));
+  return kOk;
+}
+
+Status AttachTables::covers(uint32_t local, uint64_t lo, uint64_t hi, bool* inside) {
+  const AttachTableHeader& h = headers_[local];
+  progress::Backoff b;  // the owner is between two stores; a dead owner is noticed
+  for (;;) {
+    const uint64_t s1 = h.seq.load(std::memory_order_acquire);
+    if (s1 & 1) {
+      b.pause();
+      continue;
+    }
+    bool in = false;
+    if (h.capacity.load(std::memory_order_acquire) != 0) {
+      const uint32_t gen = h.generation.load(std::memory_order_acquire);
+      const Mapping* m = current_[local].load(std::memory_order_acquire);
+      if (!m || m->generation != gen) {
+        OSPREY_TRY(remap(local, s1));
+        continue;
+      }
+      const uint32_t n = std::min(h.count.load(std::memory_order_acquire), m->capacity);
+      in = search(m->entries, n, lo, hi);
+    }
+    if (h.seq.load(std::memory_order_relaxed) == s1) {
+      *inside = in;
+      return kOk;
+    }
+  }
+}
+
+}  // namespace osprey::shm
