@@ -158,6 +158,12 @@ template <class T>
         return a > b ? a : b;
       case Op::kMin:
         return a < b ? a : b;
+      case Op::kLand:
+        return static_cast<T>(a != 0 && b != 0);
+      case Op::kLor:
+        return static_cast<T>(a != 0 || b != 0);
+      case Op::kLxor:
+        return static_cast<T>((a != 0) != (b != 0));
       default:
         return a;
     }

@@ -44,7 +44,10 @@ inline Op to_op(MPI_Op op) {
   return Op::kInvalid;
 }
 
-// Whether op applies to elements of category c (MPI-3.1 5.9.2; REPLACE and NO_OP to all).
+// Whether op applies to elements of category c: MPI-3.1 5.9.2 (REPLACE and NO_OP to all), plus
+// what MPICH applies beyond it, so that programs written against it run: MPI_CHAR and
+// MPI_CHARACTER count as integers (see predefined.cc), logical operations apply to floating
+// types.
 constexpr bool op_applies(Op op, Category c) {
   switch (op) {
     case Op::kReplace:
@@ -59,7 +62,7 @@ constexpr bool op_applies(Op op, Category c) {
     case Op::kLand:
     case Op::kLor:
     case Op::kLxor:
-      return c == Category::kInteger || c == Category::kLogical;
+      return c == Category::kInteger || c == Category::kLogical || c == Category::kFloating;
     case Op::kBand:
     case Op::kBor:
     case Op::kBxor:

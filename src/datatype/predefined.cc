@@ -96,10 +96,11 @@ void add(const Entry& e) {
 void init_predefined() {
   static const bool done = [] {
     const Entry entries[] = {
-        {MPI_CHAR, C::kOpaque, R::kBytes},
+        // MPICH reduces MPI_CHAR and MPI_CHARACTER as (signed) C chars: so does osprey.
+        {MPI_CHAR, C::kInteger, R::kI8},
         {MPI_WCHAR, C::kOpaque, R::kBytes},
         {MPI_PACKED, C::kOpaque, R::kBytes},
-        {MPI_CHARACTER, C::kOpaque, R::kBytes},
+        {MPI_CHARACTER, C::kInteger, R::kI8},
         {MPI_BYTE, C::kByte, R::kU8},
         {MPI_SIGNED_CHAR, C::kInteger, R::kI8},
         {MPI_UNSIGNED_CHAR, C::kInteger, R::kU8},

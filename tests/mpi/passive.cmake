@@ -12,3 +12,8 @@ target_link_libraries(threaded_acc PRIVATE pthread)
 # Each accumulate applied as a whole, against single-element atomics and across paths.
 osprey_mpi_test(acc_whole mpi/acc_whole.c NP 2 3 4)
 osprey_mpi_test(linked_list mpi/linked_list.c NP 2 3 4)
+# Request-based operations with every completion call, also where blocking calls are not
+# interposed (waits still run progress).
+osprey_mpi_test(requests mpi/requests.c)
+osprey_mpi_variant(nointerpose.requests requests MODES am mixed ENV OSPREY_INTERPOSE_BLOCKING=0)
+osprey_mpi_test(op_type_matrix mpi/op_type_matrix.c NP 1 2)

@@ -16,3 +16,4 @@ osprey_mpi_test(subcomm_windows mpi/subcomm_windows.c NP 3 4)
 
 # The demo: a fence-epoch histogram that checks it lost no sample.
 osprey_mpi_variant(histogram_demo histogram VERDICT "^histogram \\[.*samples: .* ok$")
+osprey_mpi_test(proc_null mpi/proc_null.c)
