@@ -5,6 +5,7 @@
 // one short operation between lock and unlock is a single LOCK+OP+UNLOCK packet); the target
 // holds that origin's later requests until it granted the lock, so no round trip is spent
 // waiting for the grant.
+#include <algorithm>
 #include <cstring>
 
 #include "datatype/byte_layout.h"
@@ -60,7 +61,8 @@ TargetElem* Window::am_target_elem(int rank) {
     // Out of target elements: free one that is idle, else complete one (FLUSH) and free it.
     // Under lock_all the per-target lock state lives in lockall_locked, so switch to the
     // window protocol first: every rank gets locked and the elements lose nothing.
-    if (access_ == Access::kLockAll && !lockall_nocheck_ && !am_->lockall_window_protocol)
+    if (access_ == Access::kLockAll && !lockall_nocheck_ && !am_->lockall_window_protocol &&
+        !am_->unlocking_all)
       am_lockall_window_protocol();
     TargetElem* victim = nullptr;
     am_->table.for_each_target([&](TargetElem* t) {
@@ -426,31 +428,34 @@ Status Window::am_unlock(int rank, bool lock_sent) {
 
 Status Window::am_unlock_all() {
   std::lock_guard<std::recursive_mutex> g(am::am_lock());
-  // Targets with queued operations: a lock request may still ride on them, so the unlock must.
-  am_->table.for_each_target([&](TargetElem* t) {
-    const bool locked = am_->lockall_window_protocol || am_->lockall_locked.count(t->rank) ||
-                        (t->pending && am_lock_needed(t->rank));
-    am_issue(t, locked ? am::kUnlock : (needs_ack(t) ? am::kFlush : 0));
-    am_->lockall_locked.erase(t->rank);
-  });
-  // Locked targets without queued operations get an unlock of their own.
-  auto unlock = [&](int r) {
-    if (am_->table.find(r)) return;
-    am_issue(am_target_elem(r), am::kUnlock);
-  };
+  // Every target that holds this origin's lock, or will once its queued operations carry the
+  // lock request: decided before anything is issued, since issuing changes the lock state.
+  std::vector<int> locked;
   if (am_->lockall_window_protocol) {
     for (int r = 0; r < nranks_; ++r) {
       TargetView t;
-      if (target(r, t).ok() && t.path == Path::kAm) unlock(r);
+      if (target(r, t).ok() && t.path == Path::kAm) locked.push_back(r);
     }
   } else {
-    for (int r : am_->lockall_locked)
-      unlock(r);
+    locked.assign(am_->lockall_locked.begin(), am_->lockall_locked.end());
+    am_->table.for_each_target([&](TargetElem* t) {
+      if (t->pending && am_lock_needed(t->rank)) locked.push_back(t->rank);
+    });
   }
+  // The lock state is being dropped: running out of target elements now must not switch to
+  // the window protocol (it would lock targets again).
+  am_->unlocking_all = true;
+  am_->table.for_each_target([&](TargetElem* t) {
+    const bool holds = std::find(locked.begin(), locked.end(), t->rank) != locked.end();
+    am_issue(t, holds ? am::kUnlock : (needs_ack(t) ? am::kFlush : 0));
+  });
+  for (int r : locked)
+    if (!am_->table.find(r)) am_issue(am_target_elem(r), am::kUnlock);
   am_->table.for_each_target([&](TargetElem* t) {
     am_wait_target(t);
     am_->table.remove(t);
   });
+  am_->unlocking_all = false;
   am_->lockall_locked.clear();
   am_->lockall_window_protocol = false;
   return am_take_error();

@@ -17,16 +17,20 @@
 
 namespace osprey::rma {
 
-// A request the target could not finish when it arrived.
+// A request the target could not finish when it arrived (see Window::am_execute).
 struct Deferred {
+  enum class Stage : uint8_t { kGate, kLayout, kPayload, kRun, kRetire };
   const char* msg = nullptr;  // in the receive slot, or in `copy` once the request waits
   std::vector<char> copy;     // a waiting request's own copy (the slot takes the next one)
   std::size_t n = 0;
-  uint8_t stage = 0;
-  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  Stage stage = Stage::kGate;
+  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // payload, layout receives
   MPI_Datatype type = MPI_DATATYPE_NULL;
   std::vector<char> layout;  // a layout that came separately
   std::vector<char> data;    // a payload that came separately (accumulates)
+  bool payload_posted = false;
+  bool replied = false;  // the operation answered the origin itself
+  int status = 0;        // error class of the operation
 };
 
 // Target side: everything about one origin.
@@ -34,6 +38,7 @@ struct OriginState {
   std::deque<Deferred> queue;  // requests in arrival order; the head blocks the rest
   shm_lock::AsyncLock lock;    // the origin's passive-target lock on this window
   uint32_t pscw_posts = 0;     // exposure epochs posted to this origin
+  uint32_t window_sends = 0;   // replies to it still being sent from window memory
   int error = 0;               // an error of a request without reply, told at the next ack
 };
 
@@ -44,6 +49,7 @@ struct AmState {
   std::unordered_map<int, uint32_t> pscw_starts;  // access epochs started toward each target
   std::unordered_set<int> lockall_locked;         // lock_all, per-target protocol: lock sent
   bool lockall_window_protocol = false;           // lock_all fell back to locking every rank
+  bool unlocking_all = false;                     // inside unlock_all: no protocol switch
   int error = 0;                                  // a target reported an error: tell at sync
   // Target side.
   std::unordered_map<int, OriginState> origins;
@@ -54,11 +60,17 @@ struct AmState {
   std::vector<char> scratch_operand, scratch_old;
   uint32_t deferred = 0;        // requests waiting in origin queues
   uint32_t pscw_completes = 0;  // completes toward the open exposure epoch
+  // Fence barrier signals that arrived, by (epoch, round). Keyed by the whole epoch: ranks run
+  // up to a barrier ahead (a fence with MPI_MODE_NOPRECEDE has none), so signals of two
+  // barriers can be here at once.
   struct FenceSignal {
     uint32_t count = 0;
     uint32_t any = 0, all = 0xffff;
   };
-  FenceSignal fence_signals[2][32];  // [epoch parity][round]
+  std::unordered_map<uint64_t, FenceSignal> fence_signals;
+  static uint64_t fence_key(uint32_t epoch, uint32_t round) {
+    return static_cast<uint64_t>(epoch) << 8 | round;
+  }
 };
 
 }  // namespace osprey::rma

@@ -30,18 +30,16 @@ Status Window::am_barrier(uint32_t flags, uint32_t* any_out, uint32_t* all_out) 
         b.pause();
       }
     }
-    AmState::FenceSignal& s = am_->fence_signals[e & 1][k];
+    const uint64_t key = AmState::fence_key(e, k);
     progress::wait_until([&] {
       std::lock_guard<std::recursive_mutex> g(am::am_lock());
-      return s.count > 0;
+      return am_->fence_signals.count(key) != 0;
     });
     std::lock_guard<std::recursive_mutex> g(am::am_lock());
-    any |= s.any;
-    all &= s.all;
-    if (--s.count == 0) {
-      s.any = 0;
-      s.all = 0xffff;
-    }
+    const auto it = am_->fence_signals.find(key);
+    any |= it->second.any;
+    all &= it->second.all;
+    am_->fence_signals.erase(it);  // one sender per round and barrier
   }
   *any_out = any;
   *all_out = all;

@@ -119,7 +119,7 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
   const am::Request& r = *reinterpret_cast<const am::Request*>(msg);
   if (r.kind == Kind::kFence) {
     // Barrier signals are not ordered behind the sender's operations (they follow a flush).
-    AmState::FenceSignal& s = am_->fence_signals[r.epoch & 1][r.where & 31];
+    AmState::FenceSignal& s = am_->fence_signals[AmState::fence_key(r.epoch, r.where & 31)];
     ++s.count;
     s.any |= static_cast<uint32_t>(r.bytes) & 0xffff;
     s.all &= static_cast<uint32_t>(r.bytes >> 16) & 0xffff;
@@ -157,38 +157,94 @@ bool Window::am_advance_target(am::Endpoint& ep) {
   return did;
 }
 
-// Runs one request as far as it can go; true when it is finished.
+// Runs one request as far as it can go; true when it is finished. A request moves through
+// explicit stages, each of which may wait (returning false) and resumes where it stopped:
+//   kGate       its lock, fence epoch or PSCW epoch at this target
+//   kLayout     a target layout that follows as a separate message
+//   kPayload    a payload that follows as a separate message
+//   kRun        the operation itself (and its reply)
+//   kRetire     the end of the origin's epoch it may carry (unlock, PSCW complete) waits until
+//               nothing this origin asked for still reads window memory
 bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
+  using S = Deferred::Stage;
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
-  if (d.stage == 0) {
-    // Wait for the lock and the epoch this request belongs to.
-    if ((r.flags & (am::kLockShared | am::kLockExclusive)) && !(r.flags & am::kNoCheck)) {
-      if (os.lock.stage == shm_lock::AsyncLock::Stage::kIdle)
-        os.lock.type = (r.flags & am::kLockExclusive) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
-      if (!shm_lock::advance(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank()))))
-        return false;
-    }
-    if ((r.flags & am::kFenceEpoch) && am_->fence_epoch < r.epoch) return false;
-    if ((r.flags & am::kPscwEpoch) && os.pscw_posts < r.epoch) return false;
-    d.stage = 1;
+  switch (d.stage) {
+    case S::kGate:
+      if (!am_gate(r, os)) return false;
+      d.stage = S::kLayout;
+      [[fallthrough]];
+    case S::kLayout:
+      if (!am_await_layout(ep, src, r, d)) return false;
+      d.stage = S::kPayload;
+      [[fallthrough]];
+    case S::kPayload:
+      if (!am_await_payload(ep, src, r, d)) return false;
+      d.stage = S::kRun;
+      [[fallthrough]];
+    case S::kRun:
+      am_run(ep, src, os, d);
+      d.stage = S::kRetire;
+      [[fallthrough]];
+    case S::kRetire:
+      return am_retire(ep, src, os, d);
   }
-  if (d.stage == 1) {
-    if (r.flags & am::kSeparateLayout) {
-      d.layout.resize(r.layout_blocks * sizeof(am::LayoutBlock));
-      PMPI_Irecv(d.layout.data(), static_cast<int>(d.layout.size()), MPI_BYTE, src, r.data_tag + 1,
-                 ep.comm(), &d.reqs[1]);
-    }
-    d.stage = 2;
-  }
-  if (d.stage == 2) {
-    if (d.reqs[1] != MPI_REQUEST_NULL) {
-      int done = 0;
-      PMPI_Test(&d.reqs[1], &done, MPI_STATUS_IGNORE);
-      if (!done) return false;
-    }
-    d.stage = 3;
-  }
+  return false;
+}
 
+bool Window::am_gate(const am::Request& r, OriginState& os) {
+  if ((r.flags & (am::kLockShared | am::kLockExclusive)) && !(r.flags & am::kNoCheck)) {
+    if (os.lock.stage == shm_lock::AsyncLock::Stage::kIdle)
+      os.lock.type = (r.flags & am::kLockExclusive) ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
+    if (!shm_lock::advance(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank()))))
+      return false;
+  }
+  if ((r.flags & am::kFenceEpoch) && am_->fence_epoch < r.epoch) return false;
+  if ((r.flags & am::kPscwEpoch) && os.pscw_posts < r.epoch) return false;
+  return true;
+}
+
+bool Window::am_await_layout(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
+  if (!(r.flags & am::kSeparateLayout)) return true;
+  if (d.layout.empty()) {
+    d.layout.resize(r.layout_blocks * sizeof(am::LayoutBlock));
+    PMPI_Irecv(d.layout.data(), static_cast<int>(d.layout.size()), MPI_BYTE, src, r.data_tag + 1,
+               ep.comm(), &d.reqs[1]);
+  }
+  int done = 1;
+  if (d.reqs[1] != MPI_REQUEST_NULL) PMPI_Test(&d.reqs[1], &done, MPI_STATUS_IGNORE);
+  return done != 0;
+}
+
+bool Window::am_await_payload(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
+  if (!(r.flags & am::kSeparateData)) return true;
+  if (!d.payload_posted) {
+    d.payload_posted = true;
+    const Body b = parse(r, d.msg, d);
+    dt::TypeInfo& tt = am_->scratch_type;
+    target_type(r, b, tt);
+    const TargetView self = self_view();
+    const Status st = check_where(self, r.where, r.tcount, tt);
+    if (st.ok() && r.kind == Kind::kPut) {
+      // Straight into the window.
+      dt::ByteLayout l = dt::byte_layout(direct_address(self, r.where), r.tcount, tt);
+      PMPI_Irecv(l.addr, l.count, l.type, src, r.data_tag, ep.comm(), &d.reqs[0]);
+      if (l.owned) d.type = l.type;
+    } else {
+      // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
+      d.data.resize(r.bytes);
+      PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
+                 &d.reqs[0]);
+    }
+  }
+  int done = 1;
+  if (d.reqs[0] != MPI_REQUEST_NULL) PMPI_Test(&d.reqs[0], &done, MPI_STATUS_IGNORE);
+  if (!done) return false;
+  if (d.type != MPI_DATATYPE_NULL) PMPI_Type_free(&d.type);
+  return true;
+}
+
+void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
+  const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
   const Body b = parse(r, d.msg, d);
   dt::TypeInfo& tt = am_->scratch_type;  // reused: no allocation per request
   target_type(r, b, tt);
@@ -196,36 +252,7 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
   Status st = kOk;
   if (r.kind != Kind::kSync && r.kind != Kind::kComplete)
     st = check_where(self, r.where, r.tcount, tt);
-  char* addr = r.bytes ? direct_address(self, r.where) : nullptr;
-
-  if (d.stage == 3) {
-    if ((r.flags & am::kSeparateData) && st.ok()) {
-      // The payload lands straight in the window (put) or in a buffer to combine from.
-      if (r.kind == Kind::kPut) {
-        dt::ByteLayout l = dt::byte_layout(addr, r.tcount, tt);
-        PMPI_Irecv(l.addr, l.count, l.type, src, r.data_tag, ep.comm(), &d.reqs[0]);
-        if (l.owned) d.type = l.type;
-      } else {
-        d.data.resize(r.bytes);
-        PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
-                   &d.reqs[0]);
-      }
-    } else if (r.flags & am::kSeparateData) {
-      // Out of range: take the payload and drop it, the origin learns of the error.
-      d.data.resize(r.bytes);
-      PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
-                 &d.reqs[0]);
-    }
-    d.stage = 4;
-  }
-  if (d.stage == 4 && d.reqs[0] != MPI_REQUEST_NULL) {
-    int done = 0;
-    PMPI_Test(&d.reqs[0], &done, MPI_STATUS_IGNORE);
-    if (!done) return false;
-    if (d.type != MPI_DATATYPE_NULL) PMPI_Type_free(&d.type);
-  }
-
-  // Execute.
+  char* addr = r.bytes && st.ok() ? direct_address(self, r.where) : nullptr;
   const char* payload = (r.flags & am::kSeparateData) ? d.data.data() : b.data;
   const dt::Op op = static_cast<dt::Op>(r.op);
   const uint64_t nelem = r.elem_size ? r.bytes / r.elem_size : 0;
@@ -234,9 +261,9 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
   std::vector<char>& old = am_->scratch_old;
   operand.clear();
   old.clear();
-  bool replied = false;
-  // Data for the origin: window memory is sent from where it is; anything else is packed into
-  // a buffer the endpoint keeps until the send completes.
+  // Data for the origin: window memory is sent from where it is (the origin's epoch here ends
+  // only once that send completed, see am_retire); anything else is packed into a buffer the
+  // endpoint keeps until the send completes.
   auto send_data_reply = [&](const void* base, MPI_Count count, const dt::TypeInfo& layout,
                              bool from_window) {
     const int status = st.ok() ? os.error : st.cls;
@@ -244,7 +271,7 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
     if (st.ok() && !reply_inline(r.bytes)) {
       ep.reply(src, r.reply_tag, status, nullptr, 0);
       if (from_window) {
-        ep.send_layout(src, r.data_tag + 2, base, count, layout);
+        ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
       } else {
         std::vector<char> packed(r.bytes);
         dt::pack(packed.data(), base, count, layout);
@@ -258,7 +285,7 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
     } else {
       ep.reply(src, r.reply_tag, status, nullptr, 0);
     }
-    replied = true;
+    d.replied = true;
   };
   if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {
     if (op != dt::Op::kNoOp) {
@@ -295,17 +322,33 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
       send_data_reply(old.data(), 1, bt ? *bt : tt, false);
       break;
     case Kind::kComplete:
-      ++am_->pscw_completes;
-      break;
     case Kind::kSync:
     case Kind::kFence:
       break;
   }
-  if (!st.ok() && !replied && !r.reply_tag) os.error = st.cls;
-  if ((r.flags & am::kUnlock))
+  d.status = st.cls;
+}
+
+bool Window::am_sends_done() {
+  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  for (const auto& [src, os] : am_->origins)
+    if (os.window_sends) return false;
+  return true;
+}
+
+bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
+  const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
+  const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
+  if (ends_epoch && os.window_sends) {
+    ep.reap();  // the sends complete as the origin receives them
+    if (os.window_sends) return false;
+  }
+  if (d.status && !d.replied && !r.reply_tag) os.error = d.status;
+  if (r.kind == Kind::kComplete) ++am_->pscw_completes;
+  if (r.flags & am::kUnlock)
     shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
-  if (!replied && r.reply_tag) {
-    ep.reply(src, r.reply_tag, st.ok() ? os.error : st.cls, nullptr, 0);
+  if (!d.replied && r.reply_tag) {
+    ep.reply(src, r.reply_tag, d.status ? d.status : os.error, nullptr, 0);
     os.error = 0;
   }
   return true;

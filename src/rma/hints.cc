@@ -70,15 +70,14 @@ void Hints::read(MPI_Info info) {
   if (get(info, "alloc_shared_noncontig", v)) alloc_shared_noncontig = truthy(v);
 }
 
-void write_hints(const Hints& h, bool shared_flavor, const char* path, MPI_Info* out) {
+void write_hints(const Hints& h, const char* path, MPI_Info* out) {
   PMPI_Info_create(out);
   PMPI_Info_set(*out, "no_locks", h.no_locks ? "true" : "false");
   PMPI_Info_set(*out, "accumulate_ordering", ordering_string(h.ordering).c_str());
   PMPI_Info_set(*out, "accumulate_ops", h.same_op ? "same_op" : "same_op_no_op");
   PMPI_Info_set(*out, "same_size", h.same_size ? "true" : "false");
   PMPI_Info_set(*out, "same_disp_unit", h.same_disp_unit ? "true" : "false");
-  if (shared_flavor)
-    PMPI_Info_set(*out, "alloc_shared_noncontig", h.alloc_shared_noncontig ? "true" : "false");
+  PMPI_Info_set(*out, "alloc_shared_noncontig", h.alloc_shared_noncontig ? "true" : "false");
   PMPI_Info_set(*out, "osprey_version", OSPREY_VERSION_STRING);
   PMPI_Info_set(*out, "osprey_path", path);
 }

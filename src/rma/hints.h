@@ -21,7 +21,8 @@ struct Hints {
   void read(MPI_Info info);
 };
 
-// Writes every hint, plus osprey_version and osprey_path, into a new info object.
-void write_hints(const Hints& h, bool shared_flavor, const char* path, MPI_Info* out);
+// Writes every hint as the program last set it (or its default), plus osprey_version and
+// osprey_path, into a new info object.
+void write_hints(const Hints& h, const char* path, MPI_Info* out);
 
 }  // namespace osprey::rma

@@ -193,17 +193,14 @@ Status Window::get_group(MPI_Group* group) const {
 }
 
 Status Window::get_info(MPI_Info* info) const {
-  write_hints(hints_, flavor_ == Flavor::kShared, path_name(), info);
+  write_hints(hints_, path_name(), info);
   return kOk;
 }
 
 Status Window::set_info(MPI_Info info) {
-  // Only hints that may change after creation; layout hints keep their creation value.
-  Hints h = hints_;
-  h.read(info);
-  hints_.no_locks = h.no_locks;
-  hints_.ordering = h.ordering;
-  hints_.same_op = h.same_op;
+  // Every key is recorded and echoed by get_info, as MPICH does; what a key can no longer
+  // change (the memory layout) stays as created.
+  hints_.read(info);
   return kOk;
 }
 

@@ -239,6 +239,12 @@ class Window {
   // Message path, target side (am_target.cc).
   bool am_advance_target(am::Endpoint& ep);
   bool am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
+  bool am_gate(const am::Request& r, OriginState& os);
+  bool am_await_layout(am::Endpoint& ep, int src, const am::Request& r, Deferred& d);
+  bool am_await_payload(am::Endpoint& ep, int src, const am::Request& r, Deferred& d);
+  void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
+  bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
+  bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;
   Status check_where(const TargetView& t, uint64_t where, MPI_Count count,
                      const dt::TypeInfo& tt) const;

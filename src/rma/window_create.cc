@@ -235,11 +235,8 @@ Status Window::create(const Args& a, Window** out) {
   }
   w->id_ = static_cast<uint64_t>(v[1]);
   ci->window_id_used(w->id_);
-  w->hints_.same_size = w->hints_.same_size || v[2] == -v[3];
-  w->hints_.same_disp_unit = w->hints_.same_disp_unit || v[4] == -v[5];
-  w->hints_.alloc_shared_noncontig = v[6] != 0;
-
-  const bool contiguous = a.flavor == Flavor::kShared && !w->hints_.alloc_shared_noncontig;
+  // The layout follows the hint if any rank gave it; the hints keep what this rank was told.
+  const bool contiguous = a.flavor == Flavor::kShared && v[6] == 0;
   const uint64_t user_base = a.flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(a.base) : 0;
   Status s = w->setup_segment(w->size_, user_base, contiguous);
   // The message path serves targets on other nodes, node peers whose private memory cross-

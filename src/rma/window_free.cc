@@ -1,5 +1,6 @@
 // MPI_Win_free: refuses inside an epoch; otherwise waits until every rank is done with the
 // window (node barrier, or a host agreement across nodes) before the memory goes away.
+#include "progress/backoff.h"
 #include "rma/agree.h"
 #include "rma/registry.h"
 #include "rma/runtime.h"
@@ -23,6 +24,8 @@ Status Window::free() {
       agree_max(ci_->priv(), &v, 1);
     }
   }
+  // Replies still being sent from this window's memory point into its state: let them end.
+  if (am_) progress::wait_until([&] { return am_sends_done(); });
   unregister_window(anchor_);
   ci_->remove_window(id_);
   freed_ = true;

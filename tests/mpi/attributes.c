@@ -78,6 +78,26 @@ int main(int argc, char** argv) {
     info_value(info, "accumulate_ops", val, &flag);
     CHECK(flag && strcmp(val, "same_op") == 0, "ops after set_info: %s", val);
     MPI_Info_free(&info);
+    /* Every hint echoes what the program set last, as MPICH answers: defaults first (equal
+     * sizes are no promise of same_size), then each value set, whatever the window's layout. */
+    static const char* const keys[] = {"no_locks", "same_size", "same_disp_unit",
+                                       "alloc_shared_noncontig"};
+    static const char* const values[] = {"false", "true", "false"};
+    for (int v = 0; v < 3; v++) {
+      MPI_OK(MPI_Win_get_info(w.win, &info));
+      for (int k = 0; k < 4; k++) {
+        info_value(info, keys[k], val, &flag);
+        const char* want = v == 0 ? "false" : values[v - 1];
+        CHECK(flag && strcmp(val, want) == 0, "%s: %s is '%s', want '%s'", t_flavor_names[f],
+              keys[k], flag ? val : "(absent)", want);
+      }
+      MPI_Info_free(&info);
+      MPI_Info_create(&info);
+      for (int k = 0; k < 4; k++)
+        MPI_Info_set(info, keys[k], values[v]);
+      MPI_OK(MPI_Win_set_info(w.win, info));
+      MPI_Info_free(&info);
+    }
 
     char name[MPI_MAX_OBJECT_NAME];
     int len;

@@ -79,7 +79,39 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+
+  /* One array attached as two halves: the memory is attached, so put, accumulate and
+   * get_accumulate ranges that span both halves are valid. */
+  enum { H = 32 };
+  int64_t* arr = calloc(2 * H, sizeof(int64_t));
+  MPI_OK(MPI_Win_attach(win, arr + H, H * (MPI_Aint)sizeof(int64_t)));
+  MPI_OK(MPI_Win_attach(win, arr, H * (MPI_Aint)sizeof(int64_t)));
+  MPI_Aint a0;
+  MPI_Get_address(arr, &a0);
+  MPI_Allgather(&a0, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+  const MPI_Aint mid = addr[right] + (H - 4) * (MPI_Aint)sizeof(int64_t);
+  int64_t v8[8], r8[8];
+  for (int i = 0; i < 8; i++)
+    v8[i] = 1000 * t_rank + i;
+  MPI_OK(MPI_Win_lock_all(0, win));
+  MPI_OK(MPI_Put(v8, 8, MPI_INT64_T, right, mid, 8, MPI_INT64_T, win));
+  MPI_OK(MPI_Win_flush(right, win));
+  MPI_OK(MPI_Accumulate(v8, 8, MPI_INT64_T, right, mid, 8, MPI_INT64_T, MPI_SUM, win));
+  MPI_OK(MPI_Win_flush(right, win));
+  MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, r8, 8, MPI_INT64_T, right, mid, 8, MPI_INT64_T,
+                            MPI_NO_OP, win));
+  MPI_OK(MPI_Win_flush(right, win));
+  for (int i = 0; i < 8; i++)
+    CHECK(r8[i] == 2 * v8[i], "spanning access word %d: %lld", i, (long long)r8[i]);
+  MPI_OK(MPI_Win_unlock_all(win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < 8; i++)
+    CHECK(arr[H - 4 + i] == 2 * (1000 * left + i), "spanning word %d: %lld", i,
+          (long long)arr[H - 4 + i]);
+  MPI_OK(MPI_Win_detach(win, arr));
+  MPI_OK(MPI_Win_detach(win, arr + H));
   MPI_OK(MPI_Win_free(&win));
+  free(arr);
   free(addr);
   return t_finish("dynamic_windows");
 }

@@ -1,6 +1,7 @@
 /* lock_all epochs with flush, flush_local, flush_all, flush_local_all and request-based
  * operations (MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate completed with
- * MPI_Wait, MPI_Waitall and MPI_Test), every flavor, every byte verified. */
+ * MPI_Wait, MPI_Waitall and MPI_Test), every flavor, every byte verified; afterwards every
+ * target grants an exclusive lock (unlock_all released them all, whatever the pool sizes). */
 #include "common.h"
 
 enum { WORDS = 24, ROUNDS = 30 };
@@ -75,6 +76,27 @@ static void run(enum t_flavor f) {
   CHECK(mine[left * 2 * WORDS] == r + 2, "%s: request tail %lld", t_flavor_names[f],
         (long long)mine[left * 2 * WORDS]);
   MPI_OK(MPI_Win_unlock(t_rank, w.win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* An epoch that touches every target once, each completed by a flush: unlock_all then has
+   * every target to unlock and nothing queued for any (even with one target element). */
+  MPI_OK(MPI_Win_lock_all(0, w.win));
+  for (int t = 0; t < t_size; t++) {
+    const int64_t mark = -t_rank;
+    MPI_OK(
+        MPI_Put(&mark, 1, MPI_INT64_T, t, t_disp(&w, t, t_rank * slot, 1), 1, MPI_INT64_T, w.win));
+    MPI_OK(MPI_Win_flush(t, w.win));
+  }
+  MPI_OK(MPI_Win_unlock_all(w.win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* unlock_all released every target's lock: each rank gets an exclusive lock on itself while
+   * the others wait in a barrier (a shared lock left behind would never be released). */
+  MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t_rank, 0, w.win));
+  int64_t probe = 0;
+  MPI_OK(MPI_Get(&probe, 1, MPI_INT64_T, t_rank, t_disp(&w, t_rank, left * slot, 1), 1, MPI_INT64_T,
+                 w.win));
+  MPI_OK(MPI_Win_unlock(t_rank, w.win));
+  CHECK(probe == -left, "%s: mark %lld", t_flavor_names[f], (long long)probe);
+  MPI_Barrier(MPI_COMM_WORLD);
   t_win_free(&w);
 }
 

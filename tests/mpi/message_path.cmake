@@ -11,7 +11,7 @@ osprey_mpi_variant(vnodes.am_mixed_counter am_mixed_counter NP 3 MODES auto
 # Every pool of one element, one slot: the operation table must clean up aggressively.
 set(_tiny_pools "OSPREY_OP_POOL_LOCAL=1;OSPREY_OP_POOL_GLOBAL=0;OSPREY_TARGET_POOL_LOCAL=1;OSPREY_TARGET_POOL_GLOBAL=0;OSPREY_SLOTS=1")
 osprey_mpi_variant(pool1.am_outstanding am_outstanding MODES am ENV ${_tiny_pools})
-osprey_mpi_variant(pool1.lockall_flush lockall_flush MODES am ENV ${_tiny_pools})
+osprey_mpi_variant(pool1.lockall_flush lockall_flush MODES am mixed NP 3 4 ENV ${_tiny_pools})
 osprey_mpi_variant(pool1.acc_counters acc_counters MODES am NP 2 ENV ${_tiny_pools})
 osprey_mpi_variant(pool1.pscw_ring pscw_ring MODES am ENV ${_tiny_pools})
 # The smallest credit settings: two receive slots, one credit per peer, nothing banked.
@@ -22,3 +22,4 @@ osprey_mpi_variant(credits.cas_mutex cas_mutex MODES am ENV ${_tiny_credits})
 # A computing target served by the progress thread.
 osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1
                    LABELS threaded)
+osprey_mpi_test(epoch_data mpi/epoch_data.c)

@@ -17,10 +17,10 @@
 static const struct {
   MPI_Op op;
   const char* name;
-} ops[] = {{MPI_SUM, "MPI_SUM"},       {MPI_PROD, "MPI_PROD"},       {MPI_MAX, "MPI_MAX"},
-           {MPI_MIN, "MPI_MIN"},       {MPI_LAND, "MPI_LAND"},       {MPI_LOR, "MPI_LOR"},
-           {MPI_LXOR, "MPI_LXOR"},     {MPI_BAND, "MPI_BAND"},       {MPI_BOR, "MPI_BOR"},
-           {MPI_BXOR, "MPI_BXOR"},     {MPI_MAXLOC, "MPI_MAXLOC"},   {MPI_MINLOC, "MPI_MINLOC"},
+} ops[] = {{MPI_SUM, "MPI_SUM"},         {MPI_PROD, "MPI_PROD"},     {MPI_MAX, "MPI_MAX"},
+           {MPI_MIN, "MPI_MIN"},         {MPI_LAND, "MPI_LAND"},     {MPI_LOR, "MPI_LOR"},
+           {MPI_LXOR, "MPI_LXOR"},       {MPI_BAND, "MPI_BAND"},     {MPI_BOR, "MPI_BOR"},
+           {MPI_BXOR, "MPI_BXOR"},       {MPI_MAXLOC, "MPI_MAXLOC"}, {MPI_MINLOC, "MPI_MINLOC"},
            {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"}};
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -55,16 +55,60 @@ static void fill(void* buf, MPI_Datatype t, int v) {
     else
       ((long double*)buf)[0] = v, ((long double*)buf)[1] = v + 1;
   } else if (t == MPI_FLOAT_INT) {
-    ((struct { float v; int i; }*)buf)->v = (float)v, ((struct { float v; int i; }*)buf)->i = v;
+    ((struct {
+      float v;
+      int i;
+    }*)buf)
+        ->v = (float)v,
+ ((struct {
+   float v;
+   int i;
+ }*)buf)
+        ->i = v;
   } else if (t == MPI_DOUBLE_INT) {
-    ((struct { double v; int i; }*)buf)->v = v, ((struct { double v; int i; }*)buf)->i = v;
+    ((struct {
+      double v;
+      int i;
+    }*)buf)
+        ->v = v,
+ ((struct {
+   double v;
+   int i;
+ }*)buf)
+        ->i = v;
   } else if (t == MPI_LONG_DOUBLE_INT) {
-    ((struct { long double v; int i; }*)buf)->v = v;
-    ((struct { long double v; int i; }*)buf)->i = v;
+    ((struct {
+      long double v;
+      int i;
+    }*)buf)
+        ->v = v;
+    ((struct {
+      long double v;
+      int i;
+    }*)buf)
+        ->i = v;
   } else if (t == MPI_LONG_INT) {
-    ((struct { long v; int i; }*)buf)->v = v, ((struct { long v; int i; }*)buf)->i = v;
+    ((struct {
+      long v;
+      int i;
+    }*)buf)
+        ->v = v,
+ ((struct {
+   long v;
+   int i;
+ }*)buf)
+        ->i = v;
   } else if (t == MPI_SHORT_INT) {
-    ((struct { short v; int i; }*)buf)->v = (short)v, ((struct { short v; int i; }*)buf)->i = v;
+    ((struct {
+      short v;
+      int i;
+    }*)buf)
+        ->v = (short)v,
+ ((struct {
+   short v;
+   int i;
+ }*)buf)
+        ->i = v;
   } else if (t == MPI_2INT || t == MPI_2INTEGER) {
     ((int*)buf)[0] = v, ((int*)buf)[1] = v;
   } else {
@@ -78,8 +122,7 @@ static void fill(void* buf, MPI_Datatype t, int v) {
  * origin 3 gives, as a double (NaN: whether it is accepted only). */
 static int own_answer(MPI_Datatype t, MPI_Op op, double* value) {
   const int real = t == MPI_FLOAT || t == MPI_DOUBLE || t == MPI_LONG_DOUBLE || t == MPI_REAL ||
-                   t == MPI_DOUBLE_PRECISION || t == MPI_REAL4 || t == MPI_REAL8 ||
-                   t == MPI_REAL16;
+                   t == MPI_DOUBLE_PRECISION || t == MPI_REAL4 || t == MPI_REAL8 || t == MPI_REAL16;
   if (real && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)) {
     *value = op == MPI_LXOR ? 0.0 : 1.0;
     return 1;
@@ -160,8 +203,8 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Win_unlock(right, win));
       const char* what = t_types[t].name;
       const char* op = ops[o].name;
-      CHECK(acc == host, "MPI_Accumulate(%s, %s): class %d, the host's reduction says %d", what,
-            op, acc, host);
+      CHECK(acc == host, "MPI_Accumulate(%s, %s): class %d, the host's reduction says %d", what, op,
+            acc, host);
       CHECK(fop == host, "MPI_Fetch_and_op(%s, %s): class %d, the host's reduction says %d", what,
             op, fop, host);
       if (host != MPI_SUCCESS) continue;
@@ -172,12 +215,16 @@ int main(int argc, char** argv) {
                 "%s on %s gave %g, want %g", op, what, as_double(got, type), ext_value);
         continue;
       }
-      CHECK(same_value(got, want, type), "MPI_Accumulate(%s, %s) computed other bytes than "
-            "the host's reduction", what, op);
-      CHECK(same_value(cur, want, type), "MPI_Fetch_and_op(%s, %s) computed other bytes than "
-            "the host's reduction", what, op);
-      CHECK(same_value(fetched, a, type), "MPI_Fetch_and_op(%s, %s) fetched a wrong value",
+      CHECK(same_value(got, want, type),
+            "MPI_Accumulate(%s, %s) computed other bytes than "
+            "the host's reduction",
             what, op);
+      CHECK(same_value(cur, want, type),
+            "MPI_Fetch_and_op(%s, %s) computed other bytes than "
+            "the host's reduction",
+            what, op);
+      CHECK(same_value(fetched, a, type), "MPI_Fetch_and_op(%s, %s) fetched a wrong value", what,
+            op);
     }
   }
   CHECK(accepted > 2 * T_NTYPES, "only %d pairs accepted", accepted);

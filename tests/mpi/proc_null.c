@@ -27,8 +27,8 @@ static void all_calls(MPI_Win win, int requests) {
   MPI_Request r[4];
   MPI_OK(MPI_Rput(buf, N, MPI_INT64_T, MPI_PROC_NULL, 0, N, MPI_INT64_T, win, &r[0]));
   MPI_OK(MPI_Rget(res, N, MPI_INT64_T, MPI_PROC_NULL, 0, N, MPI_INT64_T, win, &r[1]));
-  MPI_OK(MPI_Raccumulate(buf, N, MPI_INT64_T, MPI_PROC_NULL, 0, N, MPI_INT64_T, MPI_SUM, win,
-                         &r[2]));
+  MPI_OK(
+      MPI_Raccumulate(buf, N, MPI_INT64_T, MPI_PROC_NULL, 0, N, MPI_INT64_T, MPI_SUM, win, &r[2]));
   MPI_OK(MPI_Rget_accumulate(buf, N, MPI_INT64_T, res, N, MPI_INT64_T, MPI_PROC_NULL, 0, N,
                              MPI_INT64_T, MPI_SUM, win, &r[3]));
   int flag = 0;

@@ -92,8 +92,8 @@ static void run(enum t_flavor f) {
     /* Read back what was put: flush first, a request completes locally only. */
     MPI_OK(MPI_Win_flush(right, w.win));
     MPI_Request g;
-    MPI_OK(MPI_Rget(back, W, MPI_INT64_T, right, t_disp(&w, right, 0, du), W, MPI_INT64_T, w.win,
-                    &g));
+    MPI_OK(
+        MPI_Rget(back, W, MPI_INT64_T, right, t_disp(&w, right, 0, du), W, MPI_INT64_T, w.win, &g));
     complete(&g, 1, round + 1);
     for (int i = 0; i < W; i++)
       CHECK(back[i] == (int64_t)round * 1000 + t_rank * 100 + i, "%s round %d: got back %lld",

@@ -105,15 +105,28 @@ static void window_epochs(enum t_flavor f, MPI_Comm comm, int tag) {
   MPI_Group_incl(g, 1, &next, &gnext);
   MPI_Group_incl(g, 1, &prev, &gprev);
   unsigned char* back = (unsigned char*)malloc(SLOT);
+  /* And a strided put (a derived datatype) into every other byte of the last 32 of the slot. */
+  MPI_Datatype strided;
+  MPI_Type_vector(16, 1, 2, MPI_BYTE, &strided);
+  MPI_Type_commit(&strided);
+  unsigned char marks[32];
+  memset(marks, 0xA0 + me, sizeof marks);
   MPI_OK(MPI_Win_post(gprev, 0, w.win));
   MPI_OK(MPI_Win_start(gnext, 0, w.win));
-  MPI_OK(MPI_Get(back, SLOT, MPI_BYTE, next, t_disp(&w, next, SLOT * me + 0, 1), SLOT, MPI_BYTE,
+  MPI_OK(MPI_Get(back, SLOT - 32, MPI_BYTE, next, t_disp(&w, next, SLOT * me + 0, 1), SLOT - 32,
+                 MPI_BYTE, w.win));
+  MPI_OK(MPI_Put(marks, 1, strided, next, t_disp(&w, next, SLOT * (me + 1) - 32, 1), 1, strided,
                  w.win));
   MPI_OK(MPI_Win_complete(w.win));
   MPI_OK(MPI_Win_wait(w.win));
-  for (int i = 8; i < SLOT; i++) /* the first word holds the lock_all sum at rank 0 */
+  MPI_Type_free(&strided);
+  for (int i = 8; i < SLOT - 32; i++) /* the first word holds the lock_all sum at rank 0 */
     CHECK(back[i] == t_pattern(me, next, (size_t)i, tag), "%s pscw get byte %d", t_flavor_names[f],
           i);
+  for (int i = 0; i < 32; i++) /* prev's marks in every other byte of its slot here */
+    CHECK((unsigned char)w.base[SLOT * (prev + 1) - 32 + i] ==
+              (i % 2 == 0 ? 0xA0 + prev : t_pattern(prev, me, (size_t)(SLOT - 32 + i), tag)),
+          "%s pscw strided put byte %d", t_flavor_names[f], i);
   MPI_Group_free(&g);
   MPI_Group_free(&gnext);
   MPI_Group_free(&gprev);

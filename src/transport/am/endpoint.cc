@@ -59,6 +59,10 @@ Endpoint::~Endpoint() {
     PMPI_Cancel(&sys_req_);
     PMPI_Wait(&sys_req_, MPI_STATUS_IGNORE);
   }
+  for (Outgoing& o : counted_) {
+    PMPI_Wait(&o.req, MPI_STATUS_IGNORE);
+    if (o.type != MPI_DATATYPE_NULL) PMPI_Type_free(&o.type);
+  }
   for (Outgoing& o : sends_) {
     PMPI_Wait(&o.req, MPI_STATUS_IGNORE);
     if (o.type != MPI_DATATYPE_NULL) PMPI_Type_free(&o.type);
@@ -79,12 +83,40 @@ int Endpoint::new_tags() {
 }
 
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
-                           const dt::TypeInfo& t) {
+                           const dt::TypeInfo& t, uint32_t* pending) {
   dt::ByteLayout l = dt::byte_layout(base, count, t);
-  Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL};
+  Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
   PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
-  sends_.push_back(std::move(o));
   ++stats_.payloads;
+  if (!pending) {
+    sends_.push_back(std::move(o));
+    return;
+  }
+  ++*pending;
+  counted_.push_back(std::move(o));
+}
+
+bool Endpoint::reap_counted() {
+  bool did = false;
+  for (std::size_t i = 0; i < counted_.size();) {
+    int done = 0;
+    PMPI_Test(&counted_[i].req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      ++i;
+      continue;
+    }
+    if (counted_[i].type != MPI_DATATYPE_NULL) PMPI_Type_free(&counted_[i].type);
+    --*counted_[i].pending;
+    counted_[i] = std::move(counted_.back());
+    counted_.pop_back();
+    did = true;
+  }
+  return did;
+}
+
+bool Endpoint::reap() {
+  const bool counted = reap_counted();
+  return reap_sends() | counted;
 }
 
 void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
@@ -267,6 +299,7 @@ bool Endpoint::poll() {
       finished(st.MPI_SOURCE);
     post(slot);
   }
+  if (!counted_.empty()) did |= reap_counted();
   did |= handler_->advance(*this);
   if ((polls_ & 31) == 0 || sends_.size() > 32) did |= reap_sends();
   return did;

@@ -63,9 +63,13 @@ class Endpoint {
   void reply(int dest, int tag, int status, const Part* parts, int n);
 
   // A separate payload: straight from memory that outlives the send (window memory), or from
-  // a buffer the endpoint takes over.
-  void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t);
+  // a buffer the endpoint takes over. `pending` (if given) counts the send until it completes,
+  // so that the engine knows when the memory is no longer being read.
+  void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t,
+                   uint32_t* pending = nullptr);
   void send_owned(int dest, int tag, std::vector<char>&& buf);
+  // Completes what sends it can now (poll() does it too, less often).
+  bool reap();
 
   // Fresh tags: replies on t, separate payload on t + 1, its layout on t + 2, reply data on
   // t + 3.
@@ -111,8 +115,11 @@ class Endpoint {
     MPI_Request req;
     std::vector<char> buf;
     MPI_Datatype type = MPI_DATATYPE_NULL;  // freed when the send completes
+    uint32_t* pending = nullptr;            // decremented when the send completes
   };
   std::deque<Outgoing> sends_;
+  std::vector<Outgoing> counted_;  // sends someone counts (tested every poll, in any order)
+  bool reap_counted();
   std::vector<std::vector<char>> spare_;  // recycled send buffers
   Stats stats_;
   bool warned_ = false;
