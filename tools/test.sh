@@ -20,8 +20,10 @@ find src tests bench examples include \( -name '*.c' -o -name '*.cc' -o -name '*
   xargs clang-format --dry-run -Werror
 echo "== normal build =="
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
+# The sanitizer builds live two levels down, so that nothing in the build may assume its
+# folder sits directly under the source.
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer =="
-run_suite build-asan "-DCMAKE_BUILD_TYPE=Debug -DOSPREY_SANITIZE=address,undefined" ""
+run_suite build/asan "-DCMAKE_BUILD_TYPE=Debug -DOSPREY_SANITIZE=address,undefined" ""
 echo "== ThreadSanitizer (threaded tests) =="
-run_suite build-tsan "-DCMAKE_BUILD_TYPE=Debug -DOSPREY_SANITIZE=thread" "-L threaded"
+run_suite build/tsan "-DCMAKE_BUILD_TYPE=Debug -DOSPREY_SANITIZE=thread" "-L threaded"
 echo "test: all suites passed"

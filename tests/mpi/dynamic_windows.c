@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_detach(win, region[0]));
     MPI_Barrier(MPI_COMM_WORLD);
     int put_rc[2] = {MPI_SUCCESS, MPI_SUCCESS};
+    int64_t junk[WORDS]; /* origin buffer: untouched until the fence */
     if (t_size > 1) {
-      int64_t junk[WORDS];
       memset(junk, 0x5a, sizeof junk);
       put_rc[0] =
           MPI_Put(junk, WORDS, MPI_INT64_T, right, addr[right * REGIONS], WORDS, MPI_INT64_T, win);
