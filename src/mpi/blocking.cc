@@ -4,12 +4,14 @@
 // loop that also runs osprey's progress engine.
 //
 // Which form a call takes must never change which calls match across ranks. A blocking
-// collective never matches a nonblocking one (MPI-3.1 5.12), so collectives take the
-// nonblocking form on every rank of every communicator, whatever windows exist: the choice
-// depends only on the configuration, which every rank shares. Point-to-point calls and waits
-// match alike in either form, so they loop only where a message endpoint exists here. Waits
-// and tests always run progress where an endpoint exists, since request-based RMA operations
-// complete only through it (even with OSPREY_INTERPOSE_BLOCKING=0).
+// collective never matches a nonblocking one (MPI-3.1 5.12), so whether collectives take the
+// nonblocking form is decided once for the whole job, the same on every rank, whatever windows
+// exist: from the configuration and, by default, from what MPI_Init found (rma/runtime.h): a
+// job that can never use the message path (one node, cross-memory attach working) leaves them
+// alone and pays nothing. Point-to-point calls and waits match alike in either form, so they
+// loop only where a message endpoint exists here. Waits and tests always run progress where an
+// endpoint exists, since request-based RMA operations complete only through it (even with
+// OSPREY_INTERPOSE_BLOCKING=0).
 //
 // Only the MPI_ names are defined: osprey's own PMPI_ calls, and tools that call PMPI_, reach
 // the host directly.
@@ -17,6 +19,7 @@
 #include "progress/backoff.h"
 #include "progress/host_wait.h"
 #include "rma/comm_info.h"
+#include "rma/runtime.h"
 #include "util/config.h"
 
 using namespace osprey;
@@ -25,12 +28,20 @@ namespace {
 
 // Collectives: the same answer on every rank, for the whole run.
 bool collectives_engaged() {
-  return config().interpose_blocking;
+  switch (config().interpose_blocking) {
+    case Switch::kOn:
+      return true;
+    case Switch::kOff:
+      return false;
+    case Switch::kAuto:
+      break;
+  }
+  return rma::job_may_use_messages();
 }
 
 // Blocking point-to-point: only where requests may arrive.
 bool p2p_engaged() {
-  return config().interpose_blocking && rma::am_endpoints_exist();
+  return config().interpose_blocking != Switch::kOff && rma::am_endpoints_exist();
 }
 
 // Waits and tests: wherever osprey has message-path work to advance.

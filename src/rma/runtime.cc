@@ -9,6 +9,7 @@
 #include "progress/host_hook.h"
 #include "progress/thread.h"
 #include "rma/comm_info.h"
+#include "util/config.h"
 #include "util/log.h"
 
 namespace osprey::rma {
@@ -17,6 +18,7 @@ namespace {
 std::once_flag once;
 std::atomic<bool> ready{false};
 std::atomic<bool> finalized{false};
+std::atomic<int> messages_possible{-1};  // -1: MPI_Init not seen
 
 int on_self_delete(MPI_Comm, int, void*, void*) {
   OSPREY_LOG(1, "MPI_Finalize: releasing osprey's communicators");
@@ -52,6 +54,23 @@ Status ensure_runtime() {
 
 bool runtime_finalized() {
   return finalized.load(std::memory_order_relaxed);
+}
+
+void on_host_init() {
+  if (!ensure_runtime().ok()) return;
+  CommInfo* ci = nullptr;
+  if (!CommInfo::acquire(MPI_COMM_WORLD, &ci).ok()) return;  // unknown: assume possible
+  MPI_Comm parent = MPI_COMM_NULL;
+  PMPI_Comm_get_parent(&parent);
+  const bool possible = config().transport == TransportMode::kAm || !ci->all_on_node() ||
+                        (ci->node_size() > 1 && !ci->cma_ok()) || parent != MPI_COMM_NULL;
+  messages_possible.store(possible ? 1 : 0);
+  OSPREY_LOG(1, "the message path is %s in this job", possible ? "possible" : "never needed");
+  ci->release();  // MPI_COMM_WORLD's attribute keeps it for the windows to come
+}
+
+bool job_may_use_messages() {
+  return messages_possible.load(std::memory_order_relaxed) != 0;
 }
 
 }  // namespace osprey::rma

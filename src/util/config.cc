@@ -1,5 +1,7 @@
 #include "util/config.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -7,57 +9,109 @@
 namespace osprey {
 namespace {
 
-std::size_t read_size(const char* name, std::size_t def, std::size_t min) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return def;
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0' || x < min) {
-    std::fprintf(stderr, "osprey: ignoring %s=%s (want an integer >= %zu)\n", name, v, min);
-    return def;
+constexpr ConfigVar kVars[] = {
+    {"OSPREY_TRANSPORT", &Config::transport, 0,
+     "`am` forces every target (node-local ones and self too) onto the message path"},
+    {"OSPREY_CMA", &Config::cma, 0,
+     "cross-memory attach to node peers' private window memory (`0`: messages instead)"},
+    {"OSPREY_DEBUG", &Config::debug, 0, "`1`: log setup decisions and every error to stderr"},
+    {"OSPREY_STATS", &Config::stats, 0, "`1`: print message counts per rank at `MPI_Finalize`"},
+    {"OSPREY_LOCK_STRIPES", &Config::lock_stripes, 1,
+     "accumulate lock stripes per window (non-CPU-atomic cases)"},
+    {"OSPREY_SLOTS", &Config::slots, 1, "slots of a window's operation table (message path)"},
+    {"OSPREY_OP_POOL_LOCAL", &Config::op_pool_local, 1, "operation elements per window"},
+    {"OSPREY_OP_POOL_GLOBAL", &Config::op_pool_global, 0,
+     "operation elements shared by all windows"},
+    {"OSPREY_TARGET_POOL_LOCAL", &Config::target_pool_local, 1, "target elements per window"},
+    {"OSPREY_TARGET_POOL_GLOBAL", &Config::target_pool_global, 0,
+     "target elements shared by all windows"},
+    {"OSPREY_PIGGYBACK_THRESHOLD", &Config::piggyback_threshold, 0,
+     "operations queued per target before they are sent without waiting for a synchronization"},
+    {"OSPREY_EAGER_LIMIT", &Config::eager_limit, 0,
+     "bytes that travel inside a request; larger payloads go as separate messages into place"},
+    {"OSPREY_RECV_SLOTS", &Config::recv_slots, 2,
+     "request receive space per communicator, in messages (the credits); fixed, whatever the "
+     "number of ranks"},
+    {"OSPREY_CREDITS_PER_PEER", &Config::credits_per_peer, 1,
+     "initial loan of credits to each peer (less when many peers share the space)"},
+    {"OSPREY_BANKED_CREDITS", &Config::banked_credits, 0, "credits kept back for peers that stall"},
+    {"OSPREY_CREDIT_EPOCH", &Config::credit_epoch, 1,
+     "requests per credit epoch (usage statistics decay)"},
+    {"OSPREY_PROGRESS_THREAD", &Config::progress_thread, 0,
+     "`1`: a progress thread serves requests while the application computes"},
+    {"OSPREY_INTERPOSE_BLOCKING", &Config::interpose_blocking, 0,
+     "run progress inside blocking collectives (on every rank) and point-to-point calls (where a "
+     "message endpoint exists); `auto`: when `MPI_Init` finds the job can use the message path"},
+    {"OSPREY_VIRTUAL_NODES", &Config::virtual_nodes, 1,
+     "tests only: split each node into k pretend nodes, reached by messages"},
+};
+
+bool parse_bool(const char* v, bool* out) {
+  if (!std::strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+      !strcasecmp(v, "off")) {
+    *out = false;
+    return true;
   }
-  return static_cast<std::size_t>(x);
+  if (!std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+      !strcasecmp(v, "on")) {
+    *out = true;
+    return true;
+  }
+  return false;
 }
 
-bool read_bool(const char* name, bool def) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return def;
-  if (!std::strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-      !strcasecmp(v, "off"))
-    return false;
+bool parse_size(const char* v, std::size_t min, std::size_t* out) {
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0' || x < min || *v == '-') return false;
+  *out = static_cast<std::size_t>(x);
   return true;
+}
+
+// Sets one field from the environment; a value that does not parse keeps the default, with a
+// warning naming what was expected.
+void apply(Config& c, const ConfigVar& var) {
+  const char* v = std::getenv(var.name);
+  if (!v || !*v) return;
+  const char* want = nullptr;
+  std::visit(
+      [&](auto field) {
+        using T = std::remove_cvref_t<decltype(c.*field)>;
+        if constexpr (std::is_same_v<T, TransportMode>) {
+          if (!strcasecmp(v, "am"))
+            c.*field = TransportMode::kAm;
+          else if (!strcasecmp(v, "auto"))
+            c.*field = TransportMode::kAuto;
+          else
+            want = "auto or am";
+        } else if constexpr (std::is_same_v<T, Switch>) {
+          bool on = false;
+          if (!strcasecmp(v, "auto"))
+            c.*field = Switch::kAuto;
+          else if (parse_bool(v, &on))
+            c.*field = on ? Switch::kOn : Switch::kOff;
+          else
+            want = "auto, 0 or 1";
+        } else if constexpr (std::is_same_v<T, bool>) {
+          if (!parse_bool(v, &(c.*field))) want = "0/1, true/false, yes/no or on/off";
+        } else {
+          std::size_t x = 0;
+          if (parse_size(v, var.min, &x))
+            c.*field = static_cast<T>(x);
+          else
+            want = "an integer at least the minimum";
+        }
+      },
+      var.field);
+  if (want)
+    std::fprintf(stderr, "osprey: ignoring %s=%s (want %s; minimum %zu)\n", var.name, v, want,
+                 var.min);
 }
 
 Config parse() {
   Config c;
-  if (const char* t = std::getenv("OSPREY_TRANSPORT")) {
-    if (!strcasecmp(t, "am")) {
-      c.transport = TransportMode::kAm;
-    } else if (*t && strcasecmp(t, "auto")) {
-      std::fprintf(stderr, "osprey: ignoring OSPREY_TRANSPORT=%s (want auto or am)\n", t);
-    }
-  }
-  c.cma = read_bool("OSPREY_CMA", c.cma);
-  c.shared_alloc_mem = read_bool("OSPREY_SHARED_ALLOC_MEM", c.shared_alloc_mem);
-  c.debug = static_cast<int>(read_size("OSPREY_DEBUG", 0, 0));
-  c.stats = read_bool("OSPREY_STATS", c.stats);
-  c.lock_stripes = read_size("OSPREY_LOCK_STRIPES", c.lock_stripes, 1);
-  c.slots = read_size("OSPREY_SLOTS", c.slots, 1);
-  c.op_pool_local = read_size("OSPREY_OP_POOL_LOCAL", c.op_pool_local, 1);
-  c.op_pool_global = read_size("OSPREY_OP_POOL_GLOBAL", c.op_pool_global, 0);
-  c.target_pool_local = read_size("OSPREY_TARGET_POOL_LOCAL", c.target_pool_local, 1);
-  c.target_pool_global = read_size("OSPREY_TARGET_POOL_GLOBAL", c.target_pool_global, 0);
-  c.piggyback_threshold = read_size("OSPREY_PIGGYBACK_THRESHOLD", c.piggyback_threshold, 0);
-  c.single_op_threshold = read_size("OSPREY_SINGLE_OP_THRESHOLD", c.single_op_threshold, 0);
-  c.eager_limit = read_size("OSPREY_EAGER_LIMIT", c.eager_limit, 0);
-  c.recv_slots = read_size("OSPREY_RECV_SLOTS", c.recv_slots, 2);
-  c.credit_bytes = read_size("OSPREY_CREDIT_BYTES", c.credit_bytes, 256);
-  c.credits_per_peer = read_size("OSPREY_CREDITS_PER_PEER", c.credits_per_peer, 1);
-  c.banked_credits = read_size("OSPREY_BANKED_CREDITS", c.banked_credits, 0);
-  c.credit_epoch = read_size("OSPREY_CREDIT_EPOCH", c.credit_epoch, 1);
-  c.progress_thread = read_bool("OSPREY_PROGRESS_THREAD", c.progress_thread);
-  c.virtual_nodes = read_size("OSPREY_VIRTUAL_NODES", c.virtual_nodes, 1);
-  c.interpose_blocking = read_bool("OSPREY_INTERPOSE_BLOCKING", c.interpose_blocking);
+  for (const ConfigVar& v : kVars)
+    apply(c, v);
   return c;
 }
 
@@ -67,6 +121,26 @@ Config& storage() {
 }
 
 }  // namespace
+
+std::span<const ConfigVar> config_vars() {
+  return kVars;
+}
+
+std::string config_value(const Config& c, const ConfigVar& v) {
+  return std::visit(
+      [&](auto field) -> std::string {
+        using T = std::remove_cvref_t<decltype(c.*field)>;
+        if constexpr (std::is_same_v<T, TransportMode>)
+          return c.*field == TransportMode::kAm ? "am" : "auto";
+        else if constexpr (std::is_same_v<T, Switch>)
+          return c.*field == Switch::kAuto ? "auto" : c.*field == Switch::kOn ? "1" : "0";
+        else if constexpr (std::is_same_v<T, bool>)
+          return c.*field ? "1" : "0";
+        else
+          return std::to_string(c.*field);
+      },
+      v.field);
+}
 
 const Config& config() {
   return storage();

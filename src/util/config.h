@@ -1,38 +1,58 @@
-// Settings read once from OSPREY_* environment variables (the README lists them all).
+// Settings read once from OSPREY_* environment variables. The table in config.cc is the only
+// list of them: parsing, osprey-info's output and the README's table all come from it (a test
+// checks the README against it).
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
+#include <variant>
 
 namespace osprey {
 
 enum class TransportMode { kAuto, kAm };
+// A switch that may also be left to osprey's judgement.
+enum class Switch { kAuto, kOn, kOff };
 
 struct Config {
-  TransportMode transport = TransportMode::kAuto;  // OSPREY_TRANSPORT=auto|am
-  bool cma = true;                 // OSPREY_CMA: cross-memory attach to node peers' user memory
-  bool shared_alloc_mem = true;    // OSPREY_SHARED_ALLOC_MEM: MPI_Alloc_mem from node-shared memory
-  int debug = 0;                   // OSPREY_DEBUG: 1 = log setup decisions, 2 = log every call
-  bool stats = false;              // OSPREY_STATS: message counts per endpoint at MPI_Finalize
-  std::size_t lock_stripes = 256;  // OSPREY_LOCK_STRIPES: accumulate lock table size per window
+  TransportMode transport = TransportMode::kAuto;
+  bool cma = true;
+  int debug = 0;
+  bool stats = false;
+  std::size_t lock_stripes = 256;
   // Operation table (message path).
-  std::size_t slots = 64;                 // OSPREY_SLOTS
-  std::size_t op_pool_local = 256;        // OSPREY_OP_POOL_LOCAL
-  std::size_t op_pool_global = 4096;      // OSPREY_OP_POOL_GLOBAL
-  std::size_t target_pool_local = 64;     // OSPREY_TARGET_POOL_LOCAL
-  std::size_t target_pool_global = 1024;  // OSPREY_TARGET_POOL_GLOBAL
-  std::size_t piggyback_threshold = 64;   // OSPREY_PIGGYBACK_THRESHOLD: ops queued before issuing
-  std::size_t single_op_threshold = 256;  // OSPREY_SINGLE_OP_THRESHOLD: bytes, LOCK+OP+UNLOCK
-  std::size_t eager_limit = 4096;         // OSPREY_EAGER_LIMIT: bytes sent with the header
-  std::size_t recv_slots = 128;           // OSPREY_RECV_SLOTS: request receive space (slots)
+  std::size_t slots = 64;
+  std::size_t op_pool_local = 256;
+  std::size_t op_pool_global = 4096;
+  std::size_t target_pool_local = 64;
+  std::size_t target_pool_global = 1024;
+  std::size_t piggyback_threshold = 64;
+  std::size_t eager_limit = 4096;
+  std::size_t recv_slots = 128;
   // Credit flow control (message path).
-  std::size_t credit_bytes = 1024;   // OSPREY_CREDIT_BYTES: receive space per credit
-  std::size_t credits_per_peer = 8;  // OSPREY_CREDITS_PER_PEER: initial loan
-  std::size_t banked_credits = 64;   // OSPREY_BANKED_CREDITS: discretionary pool
-  std::size_t credit_epoch = 1024;   // OSPREY_CREDIT_EPOCH: requests per decay epoch
-  bool progress_thread = false;      // OSPREY_PROGRESS_THREAD
-  std::size_t virtual_nodes = 1;     // OSPREY_VIRTUAL_NODES: tests split a node in k
-  bool interpose_blocking = true;    // OSPREY_INTERPOSE_BLOCKING
+  std::size_t credits_per_peer = 8;
+  std::size_t banked_credits = 64;
+  std::size_t credit_epoch = 1024;
+  bool progress_thread = false;
+  Switch interpose_blocking = Switch::kAuto;
+  std::size_t virtual_nodes = 1;
 };
+
+// One environment variable: the field it sets and what it means.
+struct ConfigVar {
+  const char* name;
+  std::variant<TransportMode Config::*, Switch Config::*, bool Config::*, int Config::*,
+               std::size_t Config::*>
+      field;
+  std::size_t min;  // smallest accepted value of a number
+  const char* meaning;
+};
+
+// Every variable, in the order the README lists them.
+std::span<const ConfigVar> config_vars();
+
+// A variable's value in `c`, as the environment would spell it.
+std::string config_value(const Config& c, const ConfigVar& v);
 
 // The process-wide configuration, parsed on first use.
 const Config& config();

@@ -1,0 +1,20 @@
+// MPI_Init and MPI_Init_thread: the host initializes, then osprey learns, collectively over
+// MPI_COMM_WORLD, whether this job can use the message path at all (see mpi/blocking.cc for
+// what depends on it). Only the MPI_ names: a program that reaches the host's PMPI_Init
+// directly leaves osprey assuming it can.
+#include "mpi/binding.h"
+#include "rma/runtime.h"
+
+using namespace osprey;
+
+OSPREY_EXPORT int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) rma::on_host_init();
+  return rc;
+}
+
+OSPREY_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) rma::on_host_init();
+  return rc;
+}
