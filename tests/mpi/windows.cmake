@@ -18,3 +18,6 @@ osprey_mpi_test(subcomm_windows mpi/subcomm_windows.c NP 3 4)
 # The demo: a fence-epoch histogram that checks it lost no sample.
 osprey_mpi_variant(histogram_demo histogram VERDICT "^histogram \\[.*samples: .* ok$")
 osprey_mpi_test(proc_null mpi/proc_null.c)
+# MPICH's other simulated-node layout: ranks in blocks (0,1 | 2,3).
+osprey_mpi_variant(cliques.subcomm_windows subcomm_windows NP 4 MODES auto
+                   ENV MPIR_CVAR_NUM_CLIQUES=2)
