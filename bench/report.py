@@ -308,8 +308,8 @@ def write_markdown(points, rows, run, made, out, path):
     if run.get("failures"):
         md += ["", "## Runs that failed", ""]
         md += [f"- {label}: {e}, pair {p}: {why}" for label, e, p, why in run["failures"]]
-    md += ["", f"All values: `{rel}/raw.csv` (every run) and `{rel}/summary.csv` (medians and "
-           "ratios).", ""]
+    md += ["", f"All values: `{rel}/summary.csv` (medians and ratios); every single run is in "
+           f"`{rel}/raw.csv` where the benchmark ran (kept out of the repository).", ""]
     with open(path, "w") as f:
         f.write("\n".join(md))
 

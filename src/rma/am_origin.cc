@@ -257,7 +257,6 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
     PMPI_Isend(l.addr, l.count, l.type, te->rank, op->tags + 1, ep.comm(), &op->reqs[0]);
     op->byte_types[0] = l.owned ? l.type : MPI_DATATYPE_NULL;
   }
-  op->sent_flags = r.flags;
   op->state = OpElem::State::kIssued;
   op->seq = ++te->sent;
   te->unacked = true;
@@ -324,7 +323,6 @@ bool Window::am_test(OpElem* op) {
     if (!done) return false;
     const am::Reply* rep = reinterpret_cast<const am::Reply*>(op->reply.data());
     endpoint().credits().returned(op->target->rank, rep->credits_back);
-    op->status = rep->status;
     if (rep->status) {
       if (!am_->error) am_->error = rep->status;
       if (op->reqs[2] != MPI_REQUEST_NULL) {  // no data will come

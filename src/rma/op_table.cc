@@ -80,7 +80,7 @@ TargetElem* OpTable::get(int rank) {
   t->rank = rank;
   t->head = t->tail = nullptr;
   t->pending = t->live = 0;
-  t->unacked = t->lock_flag_sent = t->sync_busy = false;
+  t->unacked = t->sync_busy = false;
   t->sent = t->sync_sent = 0;
   TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
   t->next = head;

@@ -40,7 +40,6 @@ struct OpElem {
   uint64_t bytes = 0;
   // Progress.
   enum class State : uint8_t { kPending, kIssued, kDone } state = State::kPending;
-  uint16_t sent_flags = 0;  // flags it went out with (sync flags piggybacked at issue)
   bool expects_reply = false;
   int tags = 0;      // reply on tags, reply data / separate payload on tags + 1
   uint64_t seq = 0;  // position among the requests sent to its target
@@ -51,7 +50,6 @@ struct OpElem {
   std::vector<char> reply;   // reply header and inline data
   std::vector<char> staged;  // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
-  int status = 0;
   bool embedded = false;  // a target element's own sync request, never in a pool
 };
 
@@ -66,7 +64,6 @@ struct TargetElem {
   uint64_t sent = 0;            // requests sent (the target answers each origin in order, so a
                                 // reply to the last one acknowledges them all)
   uint64_t sync_sent = 0;       // the latest request that asked for an acknowledgement
-  bool lock_flag_sent = false;  // this epoch's lock request has gone out (with an op)
   // Standalone synchronization (flush, unlock, PSCW complete) uses this element, so freeing
   // resources never needs a new one (mpich-new-rma-design.txt: cleanup must not allocate).
   OpElem sync_op;

@@ -40,7 +40,6 @@ enum : uint16_t {
   kPscwEpoch = 1 << 7,       // apply only once the target posted its `epoch`-th post to us
   kDynamic = 1 << 8,         // `where` is an absolute address (dynamic window)
   kNoCheck = 1 << 9,         // lock flags: MPI_MODE_NOCHECK (nothing to take)
-  kReplyData = 1 << 10,      // the reply carries data (separately if reply_data_tag is set)
 };
 
 struct Request {

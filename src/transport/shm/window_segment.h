@@ -54,7 +54,6 @@ struct alignas(cpu::kCacheLine) LockWords {
 // Post-start-complete-wait words of one rank (see rma/shm_pscw.h).
 struct alignas(cpu::kCacheLine) PscwWords {
   std::atomic<uint32_t> completes;  // origins that completed toward this rank's exposure epoch
-  std::atomic<uint32_t> posts_seen;
 };
 
 // Where the attach table of one rank of a dynamic window is (see shm/attach_table.h): the table
