@@ -214,15 +214,13 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
     const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
     const bool inline_reply = reply_inline(result_bytes);
     op->reply.resize(sizeof(am::Reply) + (inline_reply ? result_bytes : 0));
-    PMPI_Irecv(op->reply.data(), static_cast<int>(op->reply.size()), MPI_BYTE, te->rank, op->tags,
-               ep.comm(), &op->reqs[1]);
+    op->reply_in =
+        am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
     if (result_bytes && !inline_reply) {
       void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
       const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
       const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
-      dt::ByteLayout l = dt::byte_layout(res, rc, rt);
-      PMPI_Irecv(l.addr, l.count, l.type, te->rank, op->tags + 3, ep.comm(), &op->reqs[2]);
-      op->byte_types[1] = l.owned ? l.type : MPI_DATATYPE_NULL;
+      op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt);
     }
   }
 
@@ -249,14 +247,12 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   if (separate_layout) {
     op->layout.assign(reinterpret_cast<const char*>(layout.data()),
                       reinterpret_cast<const char*>(layout.data()) + layout_bytes);
-    PMPI_Isend(op->layout.data(), static_cast<int>(layout_bytes), MPI_BYTE, te->rank, op->tags + 2,
-               ep.comm(), &op->reqs[3]);
+    op->layout_send =
+        am::Transfer::send(ep.comm(), te->rank, op->tags + 2, op->layout.data(), layout_bytes);
   }
-  if (separate_data) {
-    dt::ByteLayout l = dt::byte_layout(op->origin, op->ocount, *op->otype);
-    PMPI_Isend(l.addr, l.count, l.type, te->rank, op->tags + 1, ep.comm(), &op->reqs[0]);
-    op->byte_types[0] = l.owned ? l.type : MPI_DATATYPE_NULL;
-  }
+  if (separate_data)
+    op->payload =
+        am::Transfer::send(ep.comm(), te->rank, op->tags + 1, op->origin, op->ocount, *op->otype);
   op->state = OpElem::State::kIssued;
   op->seq = ++te->sent;
   te->unacked = true;
@@ -311,24 +307,15 @@ void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
 
 bool Window::am_test(OpElem* op) {
   if (op->state != OpElem::State::kIssued) return op->state == OpElem::State::kDone;
-  int done = 0;
-  MPI_Status st;
-  for (int i : {0, 3}) {
-    if (op->reqs[i] == MPI_REQUEST_NULL) continue;
-    PMPI_Test(&op->reqs[i], &done, MPI_STATUS_IGNORE);
-    if (!done) return false;
-  }
-  if (op->reqs[1] != MPI_REQUEST_NULL) {
-    PMPI_Test(&op->reqs[1], &done, &st);
-    if (!done) return false;
+  if (!op->payload.test() || !op->layout_send.test()) return false;
+  if (op->expects_reply && !op->reply_seen) {
+    if (!op->reply_in.test()) return false;
+    op->reply_seen = true;
     const am::Reply* rep = reinterpret_cast<const am::Reply*>(op->reply.data());
-    endpoint().credits().returned(op->target->rank, rep->credits_back);
+    endpoint().on_reply(op->target->rank, *rep);
     if (rep->status) {
       if (!am_->error) am_->error = rep->status;
-      if (op->reqs[2] != MPI_REQUEST_NULL) {  // no data will come
-        PMPI_Cancel(&op->reqs[2]);
-        PMPI_Wait(&op->reqs[2], MPI_STATUS_IGNORE);
-      }
+      op->reply_data.cancel();  // no data will come
     } else if (rep->bytes) {
       const char* data = op->reply.data() + sizeof(am::Reply);
       if (op->kind == Kind::kGet)
@@ -337,12 +324,7 @@ bool Window::am_test(OpElem* op) {
         dt::unpack(op->result, op->rcount, *op->rtype, data);
     }
   }
-  if (op->reqs[2] != MPI_REQUEST_NULL) {
-    PMPI_Test(&op->reqs[2], &done, MPI_STATUS_IGNORE);
-    if (!done) return false;
-  }
-  for (MPI_Datatype& t : op->byte_types)
-    if (t != MPI_DATATYPE_NULL) PMPI_Type_free(&t);
+  if (!op->reply_data.test()) return false;
   // The target answers an origin's requests in order: a reply to the latest request means
   // everything sent to it is complete there.
   if (op->expects_reply && op->seq == op->target->sent) op->target->unacked = false;

@@ -14,6 +14,7 @@
 #include "rma/op_table.h"
 #include "rma/shm_lock.h"
 #include "transport/am/packet.h"
+#include "transport/am/transfer.h"
 
 namespace osprey::rma {
 
@@ -24,10 +25,11 @@ struct Deferred {
   std::vector<char> copy;     // a waiting request's own copy (the slot takes the next one)
   std::size_t n = 0;
   Stage stage = Stage::kGate;
-  MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // payload, layout receives
-  MPI_Datatype type = MPI_DATATYPE_NULL;
+  am::Transfer layout_in;    // a layout that comes separately, into `layout`
+  am::Transfer payload_in;   // a payload that comes separately, into the window or `data`
   std::vector<char> layout;  // a layout that came separately
   std::vector<char> data;    // a payload that came separately (accumulates)
+  bool layout_posted = false;
   bool payload_posted = false;
   bool replied = false;  // the operation answered the origin itself
   int status = 0;        // error class of the operation

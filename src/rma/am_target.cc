@@ -205,14 +205,13 @@ bool Window::am_gate(const am::Request& r, OriginState& os) {
 
 bool Window::am_await_layout(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
   if (!(r.flags & am::kSeparateLayout)) return true;
-  if (d.layout.empty()) {
+  if (!d.layout_posted) {
+    d.layout_posted = true;
     d.layout.resize(r.layout_blocks * sizeof(am::LayoutBlock));
-    PMPI_Irecv(d.layout.data(), static_cast<int>(d.layout.size()), MPI_BYTE, src, r.data_tag + 1,
-               ep.comm(), &d.reqs[1]);
+    d.layout_in =
+        am::Transfer::receive(ep.comm(), src, r.data_tag + 1, d.layout.data(), d.layout.size());
   }
-  int done = 1;
-  if (d.reqs[1] != MPI_REQUEST_NULL) PMPI_Test(&d.reqs[1], &done, MPI_STATUS_IGNORE);
-  return done != 0;
+  return d.layout_in.test();
 }
 
 bool Window::am_await_payload(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
@@ -226,21 +225,15 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, const am::Request& r, D
     const Status st = check_where(self, r.where, r.tcount, tt);
     if (st.ok() && r.kind == Kind::kPut) {
       // Straight into the window.
-      dt::ByteLayout l = dt::byte_layout(direct_address(self, r.where), r.tcount, tt);
-      PMPI_Irecv(l.addr, l.count, l.type, src, r.data_tag, ep.comm(), &d.reqs[0]);
-      if (l.owned) d.type = l.type;
+      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag,
+                                           direct_address(self, r.where), r.tcount, tt);
     } else {
       // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
       d.data.resize(r.bytes);
-      PMPI_Irecv(d.data.data(), static_cast<int>(r.bytes), MPI_BYTE, src, r.data_tag, ep.comm(),
-                 &d.reqs[0]);
+      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, d.data.data(), r.bytes);
     }
   }
-  int done = 1;
-  if (d.reqs[0] != MPI_REQUEST_NULL) PMPI_Test(&d.reqs[0], &done, MPI_STATUS_IGNORE);
-  if (!done) return false;
-  if (d.type != MPI_DATATYPE_NULL) PMPI_Type_free(&d.type);
-  return true;
+  return d.payload_in.test();
 }
 
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {

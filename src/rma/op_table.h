@@ -13,6 +13,7 @@
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
 #include "transport/am/packet.h"
+#include "transport/am/transfer.h"
 
 namespace osprey::rma {
 
@@ -41,12 +42,14 @@ struct OpElem {
   // Progress.
   enum class State : uint8_t { kPending, kIssued, kDone } state = State::kPending;
   bool expects_reply = false;
-  int tags = 0;      // reply on tags, reply data / separate payload on tags + 1
-  uint64_t seq = 0;  // position among the requests sent to its target
-  // Payload send, reply header receive, reply data receive, layout send.
-  MPI_Request reqs[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  bool reply_seen = false;   // the reply header arrived and was read
+  int tags = 0;              // reply on tags, reply data / separate payload on tags + 1
+  uint64_t seq = 0;          // position among the requests sent to its target
+  am::Transfer payload;      // a separate payload, from origin memory
+  am::Transfer layout_send;  // a separate target layout
+  am::Transfer reply_in;     // the reply header (and inline data)
+  am::Transfer reply_data;   // reply data that comes separately, into origin memory
   std::vector<char> layout;  // a layout sent separately
-  MPI_Datatype byte_types[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
   std::vector<char> reply;   // reply header and inline data
   std::vector<char> staged;  // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
@@ -58,12 +61,12 @@ struct TargetElem {
   int rank = -1;
   OpElem* head = nullptr;  // issued ops first, then pending ones
   OpElem* tail = nullptr;
-  uint32_t pending = 0;         // not yet issued
-  uint32_t live = 0;            // all ops in the list
-  bool unacked = false;         // ops went out since the target last acknowledged completion
-  uint64_t sent = 0;            // requests sent (the target answers each origin in order, so a
-                                // reply to the last one acknowledges them all)
-  uint64_t sync_sent = 0;       // the latest request that asked for an acknowledgement
+  uint32_t pending = 0;    // not yet issued
+  uint32_t live = 0;       // all ops in the list
+  bool unacked = false;    // ops went out since the target last acknowledged completion
+  uint64_t sent = 0;       // requests sent (the target answers each origin in order, so a
+                           // reply to the last one acknowledges them all)
+  uint64_t sync_sent = 0;  // the latest request that asked for an acknowledgement
   // Standalone synchronization (flush, unlock, PSCW complete) uses this element, so freeing
   // resources never needs a new one (mpich-new-rma-design.txt: cleanup must not allocate).
   OpElem sync_op;

@@ -6,11 +6,11 @@
 #include <memory>
 #include <vector>
 
-#include "progress/host_wait.h"
 #include "rma/agree.h"
 #include "rma/op_table.h"
 #include "rma/registry.h"
 #include "rma/window.h"
+#include "transport/am/setup_link.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -69,8 +69,7 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const uint32_t me_local = static_cast<uint32_t>(ci_->node_rank());
   const bool with_data = kind_for(flavor_) == shm::MemKind::kSegment;
   const bool dynamic = flavor_ == Flavor::kDynamic;
-  const int tag = setup_tag(id_);
-  MPI_Comm priv = ci_->priv();
+  const am::SetupLink link(ci_->priv(), setup_tag(id_));
   MemberInit me{my_size,   disp_unit_,
                 user_base, static_cast<int32_t>(getpid()),
                 rank_,     static_cast<uint32_t>(kind_for(flavor_)),
@@ -78,17 +77,13 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
 
   if (me_local != 0) {
     const int root = ci_->comm_rank_of_local(0);
-    MPI_Request req;
-    PMPI_Isend(&me, sizeof me, MPI_BYTE, root, tag, priv, &req);
-    progress::wait_host(&req);
+    link.send(root, &me, sizeof me);
     Announce a{};
-    PMPI_Irecv(&a, sizeof a, MPI_BYTE, root, tag, priv, &req);
-    progress::wait_host(&req);
+    link.receive(root, &a, sizeof a);
     Status s = a.ok ? shm::Segment::attach(a.name, a.total, seg_)
                     : Err(MPI_ERR_NO_MEM, "osprey: the node could not create window memory");
-    int mapped = s.ok() ? 1 : 0;
-    PMPI_Isend(&mapped, 1, MPI_INT, root, tag, priv, &req);  // root unlinks after every answer
-    progress::wait_host(&req);
+    const int mapped = s.ok() ? 1 : 0;
+    link.send(root, &mapped, sizeof mapped);  // the root unlinks after every answer
     if (!s.ok()) return s;
     const auto l =
         shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic, nullptr);
@@ -97,13 +92,12 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   }
 
   // Node root: gather members, lay out and create the segment, announce it.
+  std::vector<int> peers(nlocal, -1);  // comm ranks of the other node members
+  for (uint32_t i = 1; i < nlocal; ++i)
+    peers[i] = ci_->comm_rank_of_local(static_cast<int>(i));
   std::vector<MemberInit> members(nlocal);
   members[0] = me;
-  std::vector<MPI_Request> reqs(nlocal, MPI_REQUEST_NULL);
-  for (uint32_t i = 1; i < nlocal; ++i)
-    PMPI_Irecv(&members[i], sizeof(MemberInit), MPI_BYTE,
-               ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv, &reqs[i]);
-  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+  link.receive_each(peers, members.data(), sizeof(MemberInit));
 
   std::vector<uint64_t> sizes(nlocal), offsets(nlocal, 0);
   for (uint32_t i = 0; i < nlocal; ++i)
@@ -126,15 +120,9 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     for (uint32_t i = 0; i < nlocal; ++i)
       fill_info(view_.info(i), members[i], offsets[i]);
   }
-  for (uint32_t i = 1; i < nlocal; ++i)
-    PMPI_Isend(&a, sizeof a, MPI_BYTE, ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv,
-               &reqs[i]);
-  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+  link.send_each(peers, &a, sizeof a);
   std::vector<int> mapped(nlocal, 1);
-  for (uint32_t i = 1; i < nlocal; ++i)
-    PMPI_Irecv(&mapped[i], 1, MPI_INT, ci_->comm_rank_of_local(static_cast<int>(i)), tag, priv,
-               &reqs[i]);
-  progress::wait_host_all(static_cast<int>(nlocal), reqs.data());
+  link.receive_each(peers, mapped.data(), sizeof(int));
   shm::Segment::unlink(a.name);
   return s;
 }

@@ -61,6 +61,8 @@ class Endpoint {
 
   // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
   void reply(int dest, int tag, int status, const Part* parts, int n);
+  // A reply from `src` arrived at this origin: takes the credits it returns.
+  void on_reply(int src, const Reply& r) { credits_.returned(src, r.credits_back); }
 
   // A separate payload: straight from memory that outlives the send (window memory), or from
   // a buffer the endpoint takes over. `pending` (if given) counts the send until it completes,

@@ -1,0 +1,46 @@
+// One host message the engine waits for: a send from, or a receive into, memory described by a
+// datatype layout (moved as bytes, so both sides' type signatures always match) or a plain
+// buffer. The engine holds Transfers; only the transport calls the host's point-to-point.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "datatype/type_info.h"
+
+namespace osprey::am {
+
+class Transfer {
+ public:
+  Transfer() = default;
+  Transfer(Transfer&& o) noexcept { *this = static_cast<Transfer&&>(o); }
+  Transfer& operator=(Transfer&& o) noexcept;
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+  // A transfer still in flight is cancelled (receives) or waited for (sends): the memory it
+  // names may go away after this.
+  ~Transfer();
+
+  static Transfer send(MPI_Comm comm, int dest, int tag, const void* buf, std::size_t bytes);
+  static Transfer send(MPI_Comm comm, int dest, int tag, const void* base, MPI_Count count,
+                       const dt::TypeInfo& t);
+  static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes);
+  static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
+                          const dt::TypeInfo& t);
+
+  // Not started, or started and complete.
+  bool idle() const { return req_ == MPI_REQUEST_NULL; }
+  // True once the message completed (at once if there was none).
+  bool test();
+  // A receive whose message will not come: gives it up.
+  void cancel();
+
+ private:
+  void finish();
+  MPI_Request req_ = MPI_REQUEST_NULL;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // owned layout type, freed when done
+  bool receive_ = false;
+};
+
+}  // namespace osprey::am
