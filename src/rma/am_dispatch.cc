@@ -17,6 +17,9 @@
 namespace osprey::rma {
 namespace {
 
+// The communicators whose endpoints the progress engine polls, guarded by endpoints_mu (held
+// while they are polled, so an endpoint cannot go away under the poller).
+std::mutex endpoints_mu;
 std::vector<CommInfo*>& active() {
   static auto* v = new std::vector<CommInfo*>;  // lives until exit
   return *v;
@@ -26,11 +29,15 @@ std::atomic<int> endpoints{0};
 
 }  // namespace
 
+// Hands arriving requests to the window they name, and lets every window of the communicator
+// advance its waiting work. windows_mu_ is held meanwhile, so that a window cannot be freed
+// while it handles a request.
 class CommInfo::Dispatch : public am::Handler {
  public:
   explicit Dispatch(CommInfo* ci) : ci_(ci) {}
   bool on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) override {
     const auto* r = reinterpret_cast<const am::Request*>(msg);
+    std::lock_guard<std::mutex> g(ci_->windows_mu_);
     Window* w = ci_->window(r->window);
     if (!w) {
       OSPREY_LOG(1, "request for unknown window %llu from rank %d dropped",
@@ -41,7 +48,9 @@ class CommInfo::Dispatch : public am::Handler {
   }
   bool advance(am::Endpoint& ep) override {
     bool did = false;
-    ci_->for_each_window([&](Window* w) { did |= w->am_advance(ep); });
+    std::lock_guard<std::mutex> g(ci_->windows_mu_);
+    for (const auto& kv : ci_->windows_)
+      did |= kv.second->am_advance(ep);
     return did;
   }
 
@@ -50,7 +59,7 @@ class CommInfo::Dispatch : public am::Handler {
 };
 
 void CommInfo::start_endpoint() {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  std::lock_guard<std::mutex> g(endpoints_mu);
   if (endpoint_) return;
   dispatch_ = new Dispatch(this);
   endpoint_ = new am::Endpoint(priv_, dispatch_);
@@ -62,12 +71,12 @@ void CommInfo::start_endpoint() {
 }
 
 void CommInfo::add_window(uint64_t id, Window* w) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  std::lock_guard<std::mutex> g(windows_mu_);
   windows_.push_back({id, w});
 }
 
 void CommInfo::remove_window(uint64_t id) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  std::lock_guard<std::mutex> g(windows_mu_);
   windows_.erase(std::remove_if(windows_.begin(), windows_.end(),
                                 [&](const auto& kv) { return kv.first == id; }),
                  windows_.end());
@@ -80,7 +89,7 @@ Window* CommInfo::window(uint64_t id) const {
 }
 
 void CommInfo::stop_endpoint() {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  std::lock_guard<std::mutex> g(endpoints_mu);
   if (!endpoint_) return;
   delete endpoint_;
   delete dispatch_;
@@ -96,14 +105,13 @@ bool am_endpoints_exist() {
 }
 
 bool am_poll() {
-  // Not from inside a request being served: the request may hold what the next one needs.
+  // Never from inside a request being handled (a safety net: handling never waits).
   thread_local bool polling = false;
   if (polling) return false;
-  std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
-  if (!g.owns_lock()) return false;  // another thread is polling
+  std::unique_lock<std::mutex> g(endpoints_mu, std::try_to_lock);
+  if (!g.owns_lock()) return false;  // another thread is polling, or endpoints change
   polling = true;
   bool did = false;
-  // Endpoints start and stop under the same lock, so the list cannot change meanwhile.
   for (CommInfo* ci : active())
     did |= ci->endpoint()->poll();
   polling = false;

@@ -42,40 +42,71 @@ am::Endpoint& Window::endpoint() const {
   return *ci_->endpoint();
 }
 
-OpElem* Window::am_new_op() {
+// The one way the origin side waits: without the window's lock, so that the progress engine
+// (here or in another thread) can serve requests, this window's included.
+void Window::am_pause(AmGuard& g, progress::Backoff& b) {
+  g.unlock();
+  if (progress::poll())
+    b.reset();
+  else
+    b.pause();
+  g.lock();
+}
+
+std::vector<int> Window::am_target_ranks() const {
+  std::vector<int> ranks;
+  am_->table.for_each_target([&](TargetElem* t) { ranks.push_back(t->rank); });
+  return ranks;
+}
+
+OpElem* Window::am_new_op(AmGuard& g) {
+  progress::Backoff b;
   for (;;) {
     if (OpElem* o = am_->table.new_op()) return o;
     // Both pools are empty: issue what waits and complete something (aggressive cleanup).
-    am_->table.for_each_target([&](TargetElem* t) { am_issue(t, 0); });
+    for (int r : am_target_ranks())
+      if (TargetElem* t = am_->table.find(r)) am_issue(g, t, 0);
     am_reap_all();
     if (OpElem* o = am_->table.new_op()) return o;
-    progress::Backoff b;
-    progress::poll();
-    b.pause();
+    am_pause(g, b);
   }
 }
 
-TargetElem* Window::am_target_elem(int rank) {
+TargetElem* Window::am_target_elem(AmGuard& g, int rank) {
+  progress::Backoff b;
   for (;;) {
     if (TargetElem* t = am_->table.get(rank)) return t;
     // Out of target elements: free one that is idle, else complete one (FLUSH) and free it.
     // Under lock_all the per-target lock state lives in lockall_locked, so switch to the
     // window protocol first: every rank gets locked and the elements lose nothing.
     if (access_ == Access::kLockAll && !lockall_nocheck_ && !am_->lockall_window_protocol &&
-        !am_->unlocking_all)
-      am_lockall_window_protocol();
+        !am_->unlocking_all) {
+      am_lockall_window_protocol(g);
+      continue;
+    }
+    TargetElem* idle = nullptr;
     TargetElem* victim = nullptr;
     am_->table.for_each_target([&](TargetElem* t) {
-      if (!victim && t->live == 0 && !t->unacked) victim = t;
+      if (t->busy) return;
+      if (!idle && t->live == 0 && t->pending == 0 && !t->unacked) idle = t;
+      if (!victim) victim = t;
     });
-    if (!victim) {
-      am_->table.for_each_target([&](TargetElem* t) {
-        if (!victim) victim = t;
-      });
-      am_flush_elem(victim, false);
+    if (idle) {
+      am_->table.remove(idle);
+    } else if (victim) {
+      ++victim->busy;
+      am_issue(g, victim, needs_ack(victim) ? am::kFlush : 0);
+      am_wait_elem(g, victim);
+      --victim->busy;
+      am_release_elem(victim);
+    } else {
+      am_pause(g, b);  // every element is in use by another thread's wait
     }
-    am_->table.remove(victim);
   }
+}
+
+void Window::am_release_elem(TargetElem* te) {
+  if (te->busy == 0 && te->live == 0 && te->pending == 0) am_->table.remove(te);
 }
 
 uint16_t Window::am_lock_needed(int rank) const {
@@ -102,23 +133,25 @@ uint16_t Window::am_lock_needed(int rank) const {
   }
 }
 
-uint16_t Window::am_lock_flags(int rank) {
-  const uint16_t flags = am_lock_needed(rank);
-  if (!flags) return 0;
-  // The lock request goes out now.
+void Window::am_lock_sent(int rank) {
   if (access_ == Access::kLock)
     find_lock(rank)->am_sent = true;
   else
     am_->lockall_locked.insert(rank);
-  return flags;
 }
 
-void Window::am_lockall_window_protocol() {
+void Window::am_send_bare(AmGuard& g, int rank, am::Request& r) {
+  progress::Backoff b;
+  while (!endpoint().try_request(rank, r, nullptr, 0))
+    am_pause(g, b);
+}
+
+void Window::am_lockall_window_protocol(AmGuard& g) {
   // Lock every rank not locked yet with a bare request: it needs no reply (the target holds
   // this origin's later requests until it granted the lock) and no element of any pool.
   // Queued operations to targets not locked yet go out first, carrying their lock request.
-  am_->table.for_each_target([&](TargetElem* t) { am_issue(t, 0); });
-  am_->lockall_window_protocol = true;
+  for (int r : am_target_ranks())
+    if (TargetElem* t = am_->table.find(r)) am_issue(g, t, 0);
   for (int r = 0; r < nranks_; ++r) {
     TargetView t;
     if (!target(r, t).ok() || t.path != Path::kAm) continue;
@@ -127,21 +160,18 @@ void Window::am_lockall_window_protocol() {
     req.kind = Kind::kSync;
     req.flags = am::kLockShared;
     req.window = id_;
-    progress::Backoff b;
-    while (!endpoint().try_request(r, req, nullptr, 0)) {
-      endpoint().stalled(r);
-      progress::poll();
-      b.pause();
-    }
+    am_send_bare(g, r, req);
+    am_->lockall_locked.insert(r);
   }
+  am_->lockall_window_protocol = true;
   am_->lockall_locked.clear();
 }
 
-OpElem* Window::am_sync_elem(TargetElem* te) {
+OpElem* Window::am_sync_elem(AmGuard& g, TargetElem* te) {
+  progress::Backoff b;
   while (te->sync_busy) {  // the previous standalone request of this target is in flight
     am_reap(te);
-    if (!te->sync_busy) break;
-    progress::poll();
+    if (te->sync_busy) am_pause(g, b);
   }
   OpElem* op = &te->sync_op;
   std::vector<char> reply = std::move(op->reply);
@@ -152,7 +182,7 @@ OpElem* Window::am_sync_elem(TargetElem* te) {
   return op;
 }
 
-Status Window::am_enqueue(const TargetView& t, OpElem* op, bool issue_now) {
+Status Window::am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now) {
   if (access_ == Access::kFence) {
     op->flags |= am::kFenceEpoch;
     op->epoch = am_->fence_epoch;
@@ -161,10 +191,10 @@ Status Window::am_enqueue(const TargetView& t, OpElem* op, bool issue_now) {
     op->epoch = am_->pscw_starts[t.rank];
   }
   if (t.dynamic) op->flags |= am::kDynamic;
-  TargetElem* te = am_target_elem(t.rank);
+  TargetElem* te = am_target_elem(g, t.rank);
   am_->table.append(te, op);
   ++te->pending;
-  if (issue_now || te->pending >= config().piggyback_threshold) am_issue(te, 0);
+  if (issue_now || te->pending >= config().piggyback_threshold) am_issue(g, te, 0);
   return kOk;
 }
 
@@ -203,6 +233,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
       carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout_bytes);
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
+  if (!ep.reserve(te->rank)) return false;  // no credit: the caller waits and tries again
   if (op->expects_reply || separate_data || separate_layout) {
     op->tags = ep.new_tags();
     r.reply_tag = op->expects_reply ? op->tags : 0;
@@ -238,12 +269,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
       parts[nparts++] = {op->staged.data(), op->bytes};
     }
   }
-  progress::Backoff b;
-  while (!ep.try_request(te->rank, r, parts, nparts)) {
-    ep.stalled(te->rank);
-    progress::poll();
-    b.pause();
-  }
+  ep.send_reserved(te->rank, r, parts, nparts);
   if (separate_layout) {
     op->layout.assign(reinterpret_cast<const char*>(layout.data()),
                       reinterpret_cast<const char*>(layout.data()) + layout_bytes);
@@ -260,12 +286,17 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   return true;
 }
 
-void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
+void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   if (te->pending == 0 && !sync_flags) return;
+  ++te->busy;  // kept while this thread may wait for credits
   // The pending ops are the tail of the list, in program order.
-  OpElem* first = te->head;
-  while (first && first->state != OpElem::State::kPending)
-    first = first->next;
+  auto first_pending = [&] {
+    OpElem* o = te->head;
+    while (o && o->state != OpElem::State::kPending)
+      o = o->next;
+    return o;
+  };
+  OpElem* first = first_pending();
   // A GET may move to the end so that its data reply is also the acknowledgement: only
   // plain gets, and only past puts (ordering of accumulates must hold).
   if (sync_flags && first && te->tail->kind != Kind::kGet) {
@@ -282,27 +313,34 @@ void Window::am_issue(TargetElem* te, uint16_t sync_flags) {
     if (get && only_puts_after && get != te->tail) {
       am_->table.unlink(te, get);
       am_->table.append(te, get);
-      if (first == get) {
-        first = te->head;
-        while (first && first->state != OpElem::State::kPending)
-          first = first->next;
-      }
     }
   }
-  uint16_t lock = first ? am_lock_flags(te->rank) : 0;
-  for (OpElem* o = first; o; o = o->next) {
-    const uint16_t flags = static_cast<uint16_t>(lock | (o == te->tail ? sync_flags : 0));
-    am_send(te, o, flags);
-    lock = 0;
+  // Send in order; the synchronization rides on the last one sent (or, if there is none, on a
+  // request of its own). Without credits, wait (other threads may queue more meanwhile: they
+  // go out too, in order).
+  progress::Backoff b;
+  bool carried = !sync_flags;
+  for (;;) {
+    OpElem* o = first_pending();
+    if (!o) {
+      if (carried) break;
+      OpElem* s = am_sync_elem(g, te);
+      s->kind = Kind::kSync;
+      am_->table.append(te, s);
+      ++te->pending;
+      continue;
+    }
+    const uint16_t lock = am_lock_needed(te->rank);
+    const bool last = o == te->tail;
+    if (!am_send(te, o, static_cast<uint16_t>(lock | (last ? sync_flags : 0)))) {
+      am_pause(g, b);
+      continue;
+    }
+    if (lock) am_lock_sent(te->rank);
+    --te->pending;
+    carried = carried || last;
   }
-  te->pending = 0;
-  if (!first && sync_flags) {
-    // Nothing to carry the flags: a request of its own, on the target's own element.
-    OpElem* op = am_sync_elem(te);
-    op->kind = Kind::kSync;
-    am_->table.append(te, op);
-    am_send(te, op, static_cast<uint16_t>(am_lock_flags(te->rank) | sync_flags));
-  }
+  --te->busy;
 }
 
 bool Window::am_test(OpElem* op) {
@@ -350,21 +388,16 @@ void Window::am_reap_all() {
   am_->table.for_each_target([&](TargetElem* t) { am_reap(t); });
 }
 
-void Window::am_flush_elem(TargetElem* te, bool local_only) {
-  am_issue(te, !local_only && needs_ack(te) ? am::kFlush : 0);
-  am_wait_target(te);
-}
-
-void Window::am_wait_target(TargetElem* te) {
+void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
   // The progress engine reaps completed operations (am_advance_origin); reap here only when
-  // another thread holds the engine, so that each round tests each request once.
-  progress::wait_until([&] {
-    std::unique_lock<std::recursive_mutex> g(am::am_lock(), std::try_to_lock);
-    if (!g.owns_lock()) return false;
-    if (te->live && !am_reaped_) am_reap(te);
-    am_reaped_ = false;
-    return te->live == 0;
-  });
+  // it did not just do so, so that each round tests each request once.
+  progress::Backoff b;
+  for (;;) {
+    if (te->live && !am_->reaped) am_reap(te);
+    am_->reaped = false;
+    if (te->live == 0) return;
+    am_pause(g, b);
+  }
 }
 
 Status Window::am_take_error() {
@@ -375,39 +408,52 @@ Status Window::am_take_error() {
 }
 
 Status Window::am_flush(int rank, bool local_only) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  AmGuard g(am_->mu);
   if (TargetElem* te = am_->table.find(rank)) {
-    am_flush_elem(te, local_only);
-    if (!local_only) am_->table.remove(te);
+    ++te->busy;
+    am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
+    am_wait_elem(g, te);
+    --te->busy;
+    if (!local_only) am_release_elem(te);
   }
   return am_take_error();
 }
 
 Status Window::am_flush_all(bool local_only) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  AmGuard g(am_->mu);
   // Issue everything first so that all targets work in parallel, then wait.
-  am_->table.for_each_target(
-      [&](TargetElem* t) { am_issue(t, !local_only && needs_ack(t) ? am::kFlush : 0); });
-  am_->table.for_each_target([&](TargetElem* t) {
-    am_flush_elem(t, local_only);
-    if (!local_only) am_->table.remove(t);
-  });
+  const std::vector<int> ranks = am_target_ranks();
+  for (int r : ranks)
+    if (TargetElem* t = am_->table.find(r)) {
+      ++t->busy;
+      am_issue(g, t, !local_only && needs_ack(t) ? am::kFlush : 0);
+      --t->busy;
+    }
+  for (int r : ranks)
+    if (TargetElem* t = am_->table.find(r)) {
+      ++t->busy;
+      am_wait_elem(g, t);
+      --t->busy;
+      if (!local_only) am_release_elem(t);
+    }
   return am_take_error();
 }
 
 Status Window::am_unlock(int rank, bool lock_sent) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  AmGuard g(am_->mu);
   TargetElem* te = am_->table.find(rank);
   if (!te && !lock_sent) return am_take_error();  // lazy lock never used: nothing to undo
-  if (!te) te = am_target_elem(rank);
-  am_issue(te, am::kUnlock);
-  am_wait_target(te);
-  am_->table.remove(te);
+  if (!te) te = am_target_elem(g, rank);
+  ++te->busy;
+  am_issue(g, te, am::kUnlock);
+  am_wait_elem(g, te);
+  --te->busy;
+  am_release_elem(te);
   return am_take_error();
 }
 
 Status Window::am_unlock_all() {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  AmGuard g(am_->mu);
   // Every target that holds this origin's lock, or will once its queued operations carry the
   // lock request: decided before anything is issued, since issuing changes the lock state.
   std::vector<int> locked;
@@ -425,16 +471,28 @@ Status Window::am_unlock_all() {
   // The lock state is being dropped: running out of target elements now must not switch to
   // the window protocol (it would lock targets again).
   am_->unlocking_all = true;
-  am_->table.for_each_target([&](TargetElem* t) {
-    const bool holds = std::find(locked.begin(), locked.end(), t->rank) != locked.end();
-    am_issue(t, holds ? am::kUnlock : (needs_ack(t) ? am::kFlush : 0));
-  });
+  auto holds = [&](int r) { return std::find(locked.begin(), locked.end(), r) != locked.end(); };
+  const std::vector<int> queued = am_target_ranks();
+  for (int r : queued)
+    if (TargetElem* t = am_->table.find(r)) {
+      ++t->busy;
+      am_issue(g, t, holds(r) ? am::kUnlock : (needs_ack(t) ? am::kFlush : 0));
+      --t->busy;
+    }
   for (int r : locked)
-    if (!am_->table.find(r)) am_issue(am_target_elem(r), am::kUnlock);
-  am_->table.for_each_target([&](TargetElem* t) {
-    am_wait_target(t);
-    am_->table.remove(t);
-  });
+    if (std::find(queued.begin(), queued.end(), r) == queued.end()) {
+      TargetElem* t = am_target_elem(g, r);
+      ++t->busy;
+      am_issue(g, t, am::kUnlock);
+      --t->busy;
+    }
+  for (int r : am_target_ranks())
+    if (TargetElem* t = am_->table.find(r)) {
+      ++t->busy;
+      am_wait_elem(g, t);
+      --t->busy;
+      am_release_elem(t);
+    }
   am_->unlocking_all = false;
   am_->lockall_locked.clear();
   am_->lockall_window_protocol = false;
@@ -445,8 +503,8 @@ Status Window::am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t w
                        const void* origin, MPI_Count ocount, const dt::TypeInfo* ot, void* result,
                        MPI_Count rcount, const dt::TypeInfo* rt, MPI_Count tcount,
                        const dt::TypeInfo* tt, const void* compare, MPI_Request* req) {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
-  OpElem* o = am_new_op();
+  AmGuard g(am_->mu);
+  OpElem* o = am_new_op(g);
   o->kind = kind;
   o->op = op;
   o->where = where;
@@ -469,7 +527,7 @@ Status Window::am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t w
     *req = MPI_REQUEST_NULL;
     now = true;
   }
-  return am_enqueue(t, o, now);
+  return am_enqueue(g, t, o, now);
 }
 
 bool Window::am_advance_origin() {
@@ -480,7 +538,7 @@ bool Window::am_advance_origin() {
     am_reap(t);
     did |= t->live != before;
   });
-  am_reaped_ = true;
+  am_->reaped = true;
   return did;
 }
 

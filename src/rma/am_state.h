@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -44,7 +45,11 @@ struct OriginState {
   int error = 0;               // an error of a request without reply, told at the next ack
 };
 
+// Guarded by `mu`, the window's message-path lock: taken by the origin side for short steps
+// (never across a wait: see Window::am_pause) and by the endpoint's poller while it hands this
+// window a request or lets it advance. Below it only the endpoint's own lock is ever taken.
 struct AmState {
+  std::mutex mu;
   // Origin side.
   OpTable table;
   uint32_t fence_epoch = 0;                       // fences called so far
@@ -53,6 +58,7 @@ struct AmState {
   bool lockall_window_protocol = false;           // lock_all fell back to locking every rank
   bool unlocking_all = false;                     // inside unlock_all: no protocol switch
   int error = 0;                                  // a target reported an error: tell at sync
+  bool reaped = false;  // the progress engine just reaped every target (see am_wait_elem)
   // Target side.
   std::unordered_map<int, OriginState> origins;
   int last_origin = -1;

@@ -11,31 +11,22 @@
 namespace osprey::rma {
 
 Status Window::am_barrier(uint32_t flags, uint32_t* any_out, uint32_t* all_out) {
-  const uint32_t e = am_->fence_epoch;
   uint32_t any = flags & 0xffff, all = flags & 0xffff;
+  AmGuard g(am_->mu);
+  const uint32_t e = am_->fence_epoch;
   for (uint32_t k = 0; (1u << k) < static_cast<uint32_t>(nranks_); ++k) {
     const int dest = static_cast<int>((static_cast<uint32_t>(rank_) + (1u << k)) % nranks_);
-    {
-      std::lock_guard<std::recursive_mutex> g(am::am_lock());
-      am::Request r{};
-      r.kind = am::Kind::kFence;
-      r.window = id_;
-      r.epoch = e;
-      r.where = k;
-      r.bytes = any | (all << 16);
-      progress::Backoff b;
-      while (!endpoint().try_request(dest, r, nullptr, 0)) {
-        endpoint().stalled(dest);
-        progress::poll();
-        b.pause();
-      }
-    }
+    am::Request r{};
+    r.kind = am::Kind::kFence;
+    r.window = id_;
+    r.epoch = e;
+    r.where = k;
+    r.bytes = any | (all << 16);
+    am_send_bare(g, dest, r);
     const uint64_t key = AmState::fence_key(e, k);
-    progress::wait_until([&] {
-      std::lock_guard<std::recursive_mutex> g(am::am_lock());
-      return am_->fence_signals.count(key) != 0;
-    });
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    progress::Backoff b;
+    while (am_->fence_signals.count(key) == 0)
+      am_pause(g, b);
     const auto it = am_->fence_signals.find(key);
     any |= it->second.any;
     all &= it->second.all;
@@ -52,8 +43,10 @@ Status Window::am_fence(int assert) {
   if (assert & MPI_MODE_NOPRECEDE) {
     // Nothing to complete and nothing to wait for: the targets hold back this epoch's
     // requests until they enter it. Node peers reached directly still need the node barrier.
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
-    ++am_->fence_epoch;
+    {
+      AmGuard g(am_->mu);
+      ++am_->fence_epoch;
+    }
     if (!force_am_ && ci_->node_size() > 1) barrier_.arrive_and_wait(static_cast<uint16_t>(bits));
     return kOk;
   }
@@ -61,7 +54,7 @@ Status Window::am_fence(int assert) {
   // strand the other ranks in the barrier.
   const Status flushed = am_flush_all(false);
   {
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    AmGuard g(am_->mu);
     ++am_->fence_epoch;  // from here on this rank takes requests of the next epoch
   }
   uint32_t any = 0, all = 0;

@@ -116,6 +116,7 @@ Status Window::check_where(const TargetView& t, uint64_t where, MPI_Count count,
 }
 
 bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) {
+  AmGuard g(am_->mu);
   const am::Request& r = *reinterpret_cast<const am::Request*>(msg);
   if (r.kind == Kind::kFence) {
     // Barrier signals are not ordered behind the sender's operations (they follow a flush).
@@ -323,7 +324,7 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
 }
 
 bool Window::am_sends_done() {
-  std::lock_guard<std::recursive_mutex> g(am::am_lock());
+  AmGuard g(am_->mu);
   for (const auto& [src, os] : am_->origins)
     if (os.window_sends) return false;
   return true;

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "util/status.h"
@@ -60,16 +61,10 @@ class CommInfo {
   am::Endpoint* endpoint() const { return endpoint_; }
   void start_endpoint();
   void stop_endpoint();
-  // Windows the endpoint dispatches requests to, by id.
+  // Windows the endpoint dispatches requests to, by id (window(): with windows_mu_ held).
   void add_window(uint64_t id, Window* w);
   void remove_window(uint64_t id);
   Window* window(uint64_t id) const;
-  // All windows of the communicator (progress on their origin side).
-  template <class F>
-  void for_each_window(F&& f) const {
-    for (const auto& kv : windows_)
-      f(kv.second);
-  }
 
  private:
   CommInfo() = default;
@@ -90,6 +85,7 @@ class CommInfo {
   am::Endpoint* endpoint_ = nullptr;
   class Dispatch;
   Dispatch* dispatch_ = nullptr;
+  std::mutex windows_mu_;  // guards windows_; held while the endpoint hands one a request
   std::vector<std::pair<uint64_t, Window*>> windows_;  // few per communicator
 };
 

@@ -81,6 +81,7 @@ TargetElem* OpTable::get(int rank) {
   t->head = t->tail = nullptr;
   t->pending = t->live = 0;
   t->unacked = t->sync_busy = false;
+  t->busy = 0;
   t->sent = t->sync_sent = 0;
   TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
   t->next = head;

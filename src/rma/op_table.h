@@ -67,6 +67,7 @@ struct TargetElem {
   uint64_t sent = 0;       // requests sent (the target answers each origin in order, so a
                            // reply to the last one acknowledges them all)
   uint64_t sync_sent = 0;  // the latest request that asked for an acknowledgement
+  uint32_t busy = 0;       // threads using it across a wait: it must stay in the table
   // Standalone synchronization (flush, unlock, PSCW complete) uses this element, so freeing
   // resources never needs a new one (mpich-new-rma-design.txt: cleanup must not allocate).
   OpElem sync_op;

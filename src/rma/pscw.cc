@@ -58,7 +58,7 @@ Status Window::post(MPI_Group group, int assert) {
     if (t.path == Path::kAm) {
       // Origins on the message path send their operations without waiting; this rank
       // applies those of its n-th exposure epoch toward them once it posted n times.
-      std::lock_guard<std::recursive_mutex> g(am::am_lock());
+      AmGuard g(am_->mu);
       ++am_->origins[o].pscw_posts;
       ++exposure_am_;
       continue;
@@ -83,7 +83,7 @@ Status Window::start(MPI_Group group, int assert) {
     TargetView t;
     OSPREY_TRY(target(start_ranks_[i], t));
     if (t.path != Path::kAm) continue;
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    AmGuard g(am_->mu);
     ++am_->pscw_starts[t.rank];  // the epoch its operations will carry
     start_seen_[i] = 1;          // nothing to wait for here: the target holds them back
   }
@@ -123,15 +123,17 @@ Status Window::complete() {
     OSPREY_TRY(target(r, t));
     if (t.path == Path::kAm) {
       // A complete request after the operations: the target counts it once all of them ran.
-      std::lock_guard<std::recursive_mutex> g(am::am_lock());
-      TargetElem* te = am_target_elem(r);
-      OpElem* op = am_sync_elem(te);
+      AmGuard g(am_->mu);
+      TargetElem* te = am_target_elem(g, r);
+      ++te->busy;
+      OpElem* op = am_sync_elem(g, te);
       op->kind = am::Kind::kComplete;
       op->flags = am::kPscwEpoch;
       op->epoch = am_->pscw_starts[r];
       am_->table.append(te, op);
       ++te->pending;
-      am_issue(te, 0);
+      am_issue(g, te, 0);
+      --te->busy;
       continue;
     }
     view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
@@ -149,7 +151,7 @@ bool Window::exposure_done() {
   std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
   if (c.load(std::memory_order_acquire) < exposure_size_) return false;
   if (exposure_am_) {
-    std::lock_guard<std::recursive_mutex> g(am::am_lock());
+    AmGuard g(am_->mu);
     if (am_->pscw_completes < exposure_am_) return false;
     am_->pscw_completes -= exposure_am_;
   }

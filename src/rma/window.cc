@@ -21,6 +21,7 @@ void Window::release_resources() {
 
 bool Window::am_advance(am::Endpoint& ep) {
   if (!am_) return false;
+  AmGuard g(am_->mu);
   return am_advance_target(ep) | am_advance_origin();
 }
 

@@ -28,6 +28,9 @@
 namespace osprey::am {
 class Endpoint;
 }
+namespace osprey::progress {
+class Backoff;
+}
 
 namespace osprey::rma {
 
@@ -207,24 +210,28 @@ class Window {
   void cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
                   const void* compare, void* result);
 
-  // Message path, origin side (am_origin.cc).
+  // Message path, origin side (am_origin.cc). Functions taking an AmGuard run with the
+  // window's message-path lock (AmState::mu) held and may wait, which releases it meanwhile.
+  using AmGuard = std::unique_lock<std::mutex>;
   am::Endpoint& endpoint() const;
-  OpElem* am_new_op();
-  OpElem* am_sync_elem(TargetElem* te);  // the target element's own op, for standalone syncs
-  TargetElem* am_target_elem(int rank);
-  uint16_t am_lock_flags(int rank);         // the lock request to send now, marked sent
-  uint16_t am_lock_needed(int rank) const;  // the same, without marking
-  void am_lockall_window_protocol();
+  void am_pause(AmGuard& g, progress::Backoff& b);
+  std::vector<int> am_target_ranks() const;
+  OpElem* am_new_op(AmGuard& g);
+  OpElem* am_sync_elem(AmGuard& g, TargetElem* te);  // the target element's own op
+  TargetElem* am_target_elem(AmGuard& g, int rank);
+  void am_release_elem(TargetElem* te);     // back to the pool if nobody uses it
+  uint16_t am_lock_needed(int rank) const;  // the lock request an operation must carry now
+  void am_lock_sent(int rank);              // ... and it went out
+  void am_send_bare(AmGuard& g, int rank, am::Request& r);
+  void am_lockall_window_protocol(AmGuard& g);
   // Queues an operation toward an AM target (issued at once if `issue_now`).
-  Status am_enqueue(const TargetView& t, OpElem* op, bool issue_now);
-  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags);
-  void am_issue(TargetElem* te, uint16_t sync_flags);
+  Status am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now);
+  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags);  // false: no credit
+  void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
   void am_reap(TargetElem* te);
   void am_reap_all();
-  void am_flush_elem(TargetElem* te, bool local_only);
-  void am_wait_target(TargetElem* te);  // until every operation to te completed
-  bool am_reaped_ = false;              // the progress engine just reaped this window
+  void am_wait_elem(AmGuard& g, TargetElem* te);  // until every operation to te completed
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);

@@ -10,11 +10,6 @@
 
 namespace osprey::am {
 
-std::recursive_mutex& am_lock() {
-  static auto* m = new std::recursive_mutex;  // lives until exit
-  return *m;
-}
-
 Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
   PMPI_Comm_rank(comm_, &me_);
   PMPI_Comm_size(comm_, &size_);
@@ -77,6 +72,7 @@ void Endpoint::post(int slot) {
 }
 
 int Endpoint::new_tags() {
+  std::lock_guard<std::mutex> g(mu_);
   const int t = kTagSpaceBase + next_tag_;
   next_tag_ = (next_tag_ + 4) % kTagSpaceSize;
   return t;
@@ -84,6 +80,7 @@ int Endpoint::new_tags() {
 
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
                            const dt::TypeInfo& t, uint32_t* pending) {
+  std::lock_guard<std::mutex> g(mu_);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
   PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
@@ -115,11 +112,13 @@ bool Endpoint::reap_counted() {
 }
 
 bool Endpoint::reap() {
+  std::lock_guard<std::mutex> g(mu_);
   const bool counted = reap_counted();
   return reap_sends() | counted;
 }
 
 void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
+  std::lock_guard<std::mutex> g(mu_);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   PMPI_Isend(o.buf.data(), static_cast<int>(o.buf.size()), MPI_BYTE, dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
@@ -140,9 +139,33 @@ std::vector<char> take_buffer(std::vector<std::vector<char>>& spare, std::size_t
 
 }  // namespace
 
-bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
-  if (!credits_.can_send(dest)) return false;
+bool Endpoint::reserve(int dest) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!credits_.can_send(dest)) {
+    stalled(dest);
+    return false;
+  }
   credits_.spend(dest);
+  return true;
+}
+
+void Endpoint::send_reserved(int dest, Request& r, const Part* parts, int n) {
+  std::lock_guard<std::mutex> g(mu_);
+  send_request(dest, r, parts, n);
+}
+
+bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!credits_.can_send(dest)) {
+    stalled(dest);
+    return false;
+  }
+  credits_.spend(dest);
+  send_request(dest, r, parts, n);
+  return true;
+}
+
+void Endpoint::send_request(int dest, Request& r, const Part* parts, int n) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
   r.credits_back = credits_.take_owed(dest);
   std::size_t bytes = sizeof r;
@@ -159,10 +182,15 @@ bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
   PMPI_Isend(o.buf.data(), static_cast<int>(bytes), MPI_BYTE, dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
   ++stats_.requests;
-  return true;
+}
+
+void Endpoint::on_reply(int src, const Reply& r) {
+  std::lock_guard<std::mutex> g(mu_);
+  credits_.returned(src, r.credits_back);
 }
 
 void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
+  std::lock_guard<std::mutex> g(mu_);
   Reply h{};
   h.status = status;
   h.credits_back = credits_.take_owed(dest);
@@ -242,6 +270,7 @@ void Endpoint::on_system(int src, const System& s) {
 }
 
 void Endpoint::finished(int src) {
+  std::lock_guard<std::mutex> g(mu_);
   const uint32_t back = credits_.processed(src);
   if (back) send_system(src, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
 }
@@ -262,6 +291,13 @@ bool Endpoint::reap_sends() {
 }
 
 bool Endpoint::poll() {
+  std::unique_lock<std::mutex> poller(poll_mu_, std::try_to_lock);
+  if (!poller.owns_lock()) return false;  // another thread is the poller now
+  std::unique_lock<std::mutex> g(mu_);
+  return poll_locked(g);
+}
+
+bool Endpoint::poll_locked(std::unique_lock<std::mutex>& g) {
   // Every MPI test runs the host's whole progress engine, so tests are rationed: the request
   // slot every time, system messages and finished sends less often (both are rare or cheap
   // to leave for later; credits are only needed by a stalled sender).
@@ -293,14 +329,23 @@ bool Endpoint::poll() {
                    st.MPI_SOURCE);
     }
     credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
+    // The engine handles the request without mu_ held (it replies through this endpoint).
     // A request that waits (for a lock, say) must not keep its slot: with every slot held by
     // waiting requests, the unlock that ends the wait could never be received.
-    if (handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count)))
-      finished(st.MPI_SOURCE);
+    g.unlock();
+    const bool done =
+        handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count));
+    g.lock();
+    if (done) {
+      const uint32_t back = credits_.processed(st.MPI_SOURCE);
+      if (back) send_system(st.MPI_SOURCE, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
+    }
     post(slot);
   }
   if (!counted_.empty()) did |= reap_counted();
+  g.unlock();
   did |= handler_->advance(*this);
+  g.lock();
   if ((polls_ & 31) == 0 || sends_.size() > 32) did |= reap_sends();
   return did;
 }

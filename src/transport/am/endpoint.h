@@ -5,6 +5,12 @@
 // MPI matches an arriving message to the earliest posted receive, so with every slot posted
 // for (MPI_ANY_SOURCE, kRequestTag) the slots complete in the order they were posted:
 // polling tests only the oldest one.
+//
+// Threads: mu_ guards every member that senders and the poller share (slots, credits, sends,
+// tags, statistics); it is a leaf lock, never held while calling out or waiting. poll_mu_ makes
+// one thread at a time the poller, so that requests are handed to the engine one by one, in
+// arrival order (accumulate ordering and acknowledgements rely on it); the poller holds it
+// while the engine handles a request, but never mu_.
 #pragma once
 
 #include <mpi.h>
@@ -52,17 +58,22 @@ class Endpoint {
   }
 
   // Sends a request (header plus `n` payload parts). Returns false, sending nothing, if no
-  // credit toward `dest` is available; the caller polls and retries.
+  // credit toward `dest` is available (and asks for more); the caller polls and retries.
   struct Part {
     const void* p;
     std::size_t n;
   };
   bool try_request(int dest, Request& r, const Part* parts, int n);
+  // The same in two steps, for a caller that must prepare (post the reply receives) only once
+  // the request is sure to go: reserve() takes a credit (false: none, and asks for more);
+  // send_reserved() then sends on it.
+  bool reserve(int dest);
+  void send_reserved(int dest, Request& r, const Part* parts, int n);
 
   // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
   void reply(int dest, int tag, int status, const Part* parts, int n);
   // A reply from `src` arrived at this origin: takes the credits it returns.
-  void on_reply(int src, const Reply& r) { credits_.returned(src, r.credits_back); }
+  void on_reply(int src, const Reply& r);
 
   // A separate payload: straight from memory that outlives the send (window memory), or from
   // a buffer the endpoint takes over. `pending` (if given) counts the send until it completes,
@@ -83,11 +94,6 @@ class Endpoint {
   // Runs arriving requests and system messages, and completes sends. True if it did work.
   bool poll();
 
-  // Called when a request toward `dest` found no credit: asks for more (once in flight).
-  void stalled(int dest);
-
-  Credits& credits() { return credits_; }
-
   // Messages this endpoint sent, by kind (OSPREY_STATS=1 prints them at MPI_Finalize).
   struct Stats {
     uint64_t requests = 0, replies = 0, payloads = 0, system = 0, stalls = 0;
@@ -96,10 +102,16 @@ class Endpoint {
 
  private:
   static constexpr uint32_t kPostedSlots = 8;
+  // With mu_ held.
   void post(int slot);
   void send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned);
   void on_system(int src, const System& s);
+  void stalled(int dest);  // a request toward dest found no credit: ask for more (once)
   bool reap_sends();
+  void send_request(int dest, Request& r, const Part* parts, int n);
+
+  std::mutex mu_;
+  std::mutex poll_mu_;
 
   MPI_Comm comm_;
   Handler* handler_;
@@ -122,14 +134,11 @@ class Endpoint {
   std::deque<Outgoing> sends_;
   std::vector<Outgoing> counted_;  // sends someone counts (tested every poll, in any order)
   bool reap_counted();
+  bool poll_locked(std::unique_lock<std::mutex>& g);
   std::vector<std::vector<char>> spare_;  // recycled send buffers
   Stats stats_;
   bool warned_ = false;
   uint32_t polls_ = 0;
 };
-
-// The lock every active-message structure (endpoints, operation tables, target state) is
-// used under; progress takes it with try_lock so that a busy thread is never waited for.
-std::recursive_mutex& am_lock();
 
 }  // namespace osprey::am
