@@ -100,39 +100,39 @@ void Window::cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, c
   stripes_.unlock(s);
 }
 
-Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tcount,
-                              const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
-                              const dt::TypeInfo* ot, void* result, MPI_Count rcount,
-                              const dt::TypeInfo* rt, dt::Op op) {
+Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
+  const dt::TypeInfo& tt = *op.ttype;
+  const std::size_t bytes = dt::data_bytes(op.tcount, tt);
+  if (bytes == 0) return kOk;
+  WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > tt.elem_size);
+  dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
+  dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
+  dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);
+  char *oe = nullptr, *re = nullptr, *te = nullptr;
+  while (tc.next(te)) {
+    if (op.otype) oc.next(oe);
+    if (op.rtype) rc.next(re);
+    apply_mapped(t, tt.repr, tt.elem_size, op.op, te, oe, re);
+  }
+  return kOk;
+}
+
+Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
+  const dt::TypeInfo& tt = *op.ttype;
   const dt::Repr r = tt.repr;
   const uint32_t n = tt.elem_size;
-  const std::size_t bytes = dt::data_bytes(tcount, tt);
+  const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
   WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > n);
-  dt::ElementCursor oc(origin, ot ? ocount : 0, ot ? *ot : tt);
-  dt::ElementCursor rc(result, rt ? rcount : 0, rt ? *rt : tt);
-  char *oe = nullptr, *re = nullptr, *te = nullptr;
-
-  if (t.path == Path::kDirect) {
-    dt::ElementCursor tc(direct_address(t, where), tcount, tt);
-    while (tc.next(te)) {
-      if (ot) oc.next(oe);
-      if (rt) rc.next(re);
-      apply_mapped(t, r, n, op, te, oe, re);
-    }
-    return kOk;
-  }
-  if (t.path != Path::kCma)
-    return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
-
-  // Cross-memory attach: take the stripes of every element, read the region into a local
-  // mirror, apply there, write the data bytes back.
-  char* remote = reinterpret_cast<char*>(remote_address(t, where));
+  // Take the stripes of every element, read the region into a local mirror, apply there,
+  // write the data bytes back.
+  char* remote = reinterpret_cast<char*>(remote_address(t, op.where));
   std::vector<std::size_t> set;
   char* lo = nullptr;
   char* hi = nullptr;
+  char* te = nullptr;
   {
-    dt::ElementCursor tc(remote, tcount, tt);
+    dt::ElementCursor tc(remote, op.tcount, tt);
     while (tc.next(te)) {
       set.push_back(stripes_.index(t.local, reinterpret_cast<uint64_t>(te)));
       if (!lo || te < lo) lo = te;
@@ -143,7 +143,7 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
   auto local = [&](char* p) { return mirror.data() + (p - lo); };
   std::vector<iovec> liov, riov;
   {
-    dt::RunCursor runs(remote, tcount, tt);
+    dt::RunCursor runs(remote, op.tcount, tt);
     char* p;
     std::size_t len;
     while (runs.next(p, len)) {
@@ -153,83 +153,110 @@ Status Window::apply_elements(const TargetView& t, uint64_t where, MPI_Count tco
   }
   Stripes::Guard g(stripes_, set);
   OSPREY_TRY(shm::cma::read(t.pid, liov.data(), liov.size(), riov.data(), riov.size()));
-  dt::ElementCursor tc(local(remote), tcount, tt);
+  dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
+  dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
+  dt::ElementCursor tc(local(remote), op.tcount, tt);
+  char *oe = nullptr, *re = nullptr;
   while (tc.next(te)) {
-    if (ot) oc.next(oe);
-    if (rt) rc.next(re);
-    dt::apply_plain(r, n, op, te, oe, re);
+    if (op.otype) oc.next(oe);
+    if (op.rtype) rc.next(re);
+    dt::apply_plain(r, n, op.op, te, oe, re);
   }
-  if (op == dt::Op::kNoOp) return kOk;
+  if (op.op == dt::Op::kNoOp) return kOk;
   return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
+}
+
+Status Window::cas_cma(const TargetView& t, const RmaOp& op) {
+  const dt::TypeInfo& ti = *op.ttype;
+  const uint32_t n = ti.elem_size;
+  char* remote = reinterpret_cast<char*>(remote_address(t, op.where)) + ti.true_lb;
+  const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
+  unsigned char cur[16];
+  stripes_.lock(st);
+  Status rs = shm::cma::read(t.pid, remote, cur, n);
+  if (rs.ok()) {
+    unsigned char next[16];
+    std::memcpy(next, cur, n);
+    dt::cas_plain(ti.repr, n, next, op.origin, op.compare, op.result);
+    if (std::memcmp(next, cur, n) != 0) rs = shm::cma::write(t.pid, remote, next, n);
+  }
+  stripes_.unlock(st);
+  return rs;
 }
 
 Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                                   int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                                   MPI_Op mop, MPI_Request* req) {
-  const dt::Op op = dt::to_op(mop);
+  RmaOp op;
+  op.op = dt::to_op(mop);
   AccTypes ty;
-  OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, nullptr, MPI_DATATYPE_NULL, ty));
+  OSPREY_TRY(check_acc(op.op, ocount, otype, tcount, ttype, nullptr, MPI_DATATYPE_NULL, ty));
   if (rank == MPI_PROC_NULL) return kOk;
   TargetView t;
   OSPREY_TRY(target(rank, t));
   OSPREY_TRY(check_access(t));
-  uint64_t where;
-  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
-  if (op == dt::Op::kNoOp || dt::data_bytes(tcount, *ty.target) == 0) return kOk;
-  if (t.path == Path::kAm)
-    return am_post(t, am::Kind::kAcc, op, where, origin, ocount, ty.origin, nullptr, 0, nullptr,
-                   tcount, ty.target, nullptr, req);
-  return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, nullptr, 0,
-                        nullptr, op);
+  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &op.where));
+  if (op.op == dt::Op::kNoOp || dt::data_bytes(tcount, *ty.target) == 0) return kOk;
+  op.origin = origin;
+  op.ocount = ocount;
+  op.otype = ty.origin;
+  op.tcount = tcount;
+  op.ttype = ty.target;
+  op.req = req;
+  return t.path->accumulate(*this, t, op);
 }
 
 Status Window::get_accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                                       void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
                                       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
                                       MPI_Op mop, MPI_Request* req) {
-  const dt::Op op = dt::to_op(mop);
+  RmaOp op;
+  op.op = dt::to_op(mop);
   AccTypes ty;
-  OSPREY_TRY(check_acc(op, ocount, otype, tcount, ttype, &rcount, rtype, ty));
+  OSPREY_TRY(check_acc(op.op, ocount, otype, tcount, ttype, &rcount, rtype, ty));
   if (rank == MPI_PROC_NULL) return kOk;
   TargetView t;
   OSPREY_TRY(target(rank, t));
   OSPREY_TRY(check_access(t));
-  uint64_t where;
-  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &where));
-  if (t.path == Path::kAm && dt::data_bytes(tcount, *ty.target) > 0)
-    return am_post(t, am::Kind::kGetAcc, op, where, origin, ocount, ty.origin, result, rcount,
-                   ty.result, tcount, ty.target, nullptr, req);
-  return apply_elements(t, where, tcount, *ty.target, origin, ocount, ty.origin, result, rcount,
-                        ty.result, op);
+  OSPREY_TRY(locate(t, disp, tcount, *ty.target, &op.where));
+  if (dt::data_bytes(tcount, *ty.target) == 0) return kOk;
+  op.origin = origin;
+  op.ocount = ocount;
+  op.otype = ty.origin;
+  op.result = result;
+  op.rcount = rcount;
+  op.rtype = ty.result;
+  op.tcount = tcount;
+  op.ttype = ty.target;
+  op.req = req;
+  return t.path->accumulate(*this, t, op);
 }
 
 Status Window::fetch_and_op_general(const void* origin, void* result, MPI_Datatype type, int rank,
                                     MPI_Aint disp, MPI_Op mop) {
-  const dt::Op op = dt::to_op(mop);
+  RmaOp op;
+  op.op = dt::to_op(mop);
   Status s = kOk;
   const dt::TypeInfo* ti = dt::lookup(type, &s);
   if (!ti) return s;
   if (!ti->predefined)
     return Err(MPI_ERR_TYPE, "osprey: MPI_Fetch_and_op takes a predefined datatype");
-  OSPREY_TRY(dt::check_op(op, *ti));
+  OSPREY_TRY(dt::check_op(op.op, *ti));
   if (rank == MPI_PROC_NULL) return kOk;
   TargetView t;
   OSPREY_TRY(target(rank, t));
   OSPREY_TRY(check_access(t));
-  uint64_t where;
-  OSPREY_TRY(locate(t, disp, 1, *ti, &where));
-  if (t.path == Path::kAm)
-    return am_post(t, am::Kind::kFop, op, where, op == dt::Op::kNoOp ? nullptr : origin, 1, ti,
-                   result, 1, ti, 1, ti, nullptr, nullptr);
-  if (t.path == Path::kDirect && t.cpu_atomics) {
-    char* te = direct_address(t, where) + ti->true_lb;
-    if (dt::lock_free(ti->repr, ti->elem_size, te)) {
-      dt::apply_atomic(ti->repr, ti->elem_size, op, te, origin, result);
-      return kOk;
-    }
-  }
-  return apply_elements(t, where, 1, *ti, op == dt::Op::kNoOp ? nullptr : origin, 1,
-                        op == dt::Op::kNoOp ? nullptr : ti, result, 1, ti, op);
+  OSPREY_TRY(locate(t, disp, 1, *ti, &op.where));
+  const bool no_op = op.op == dt::Op::kNoOp;
+  op.origin = no_op ? nullptr : origin;
+  op.ocount = 1;
+  op.otype = no_op ? nullptr : ti;
+  op.result = result;
+  op.rcount = 1;
+  op.rtype = ti;
+  op.tcount = 1;
+  op.ttype = ti;
+  return t.path->accumulate(*this, t, op);
 }
 
 Status Window::compare_and_swap_general(const void* origin, const void* compare, void* result,
@@ -245,32 +272,18 @@ Status Window::compare_and_swap_general(const void* origin, const void* compare,
   TargetView t;
   OSPREY_TRY(target(rank, t));
   OSPREY_TRY(check_access(t));
-  uint64_t where;
-  OSPREY_TRY(locate(t, disp, 1, *ti, &where));
-  const dt::Repr r = ti->repr;
-  const uint32_t n = ti->elem_size;
-  if (t.path == Path::kAm)
-    return am_post(t, am::Kind::kCas, dt::Op::kReplace, where, origin, 1, ti, result, 1, ti, 1, ti,
-                   compare, nullptr);
-  if (t.path == Path::kDirect) {
-    cas_mapped(t, r, n, direct_address(t, where) + ti->true_lb, origin, compare, result);
-    return kOk;
-  }
-  if (t.path != Path::kCma)
-    return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
-  char* remote = reinterpret_cast<char*>(remote_address(t, where)) + ti->true_lb;
-  const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
-  unsigned char cur[16];
-  stripes_.lock(st);
-  Status rs = shm::cma::read(t.pid, remote, cur, n);
-  if (rs.ok()) {
-    unsigned char next[16];
-    std::memcpy(next, cur, n);
-    dt::cas_plain(r, n, next, origin, compare, result);
-    if (std::memcmp(next, cur, n) != 0) rs = shm::cma::write(t.pid, remote, next, n);
-  }
-  stripes_.unlock(st);
-  return rs;
+  RmaOp op;
+  OSPREY_TRY(locate(t, disp, 1, *ti, &op.where));
+  op.origin = origin;
+  op.ocount = 1;
+  op.otype = ti;
+  op.result = result;
+  op.rcount = 1;
+  op.rtype = ti;
+  op.tcount = 1;
+  op.ttype = ti;
+  op.compare = compare;
+  return t.path->compare_and_swap(*this, t, op);
 }
 
 }  // namespace osprey::rma

@@ -154,7 +154,7 @@ void Window::am_lockall_window_protocol(AmGuard& g) {
     if (TargetElem* t = am_->table.find(r)) am_issue(g, t, 0);
   for (int r = 0; r < nranks_; ++r) {
     TargetView t;
-    if (!target(r, t).ok() || t.path != Path::kAm) continue;
+    if (!target(r, t).ok() || !t.path->messages()) continue;
     if (am_->lockall_locked.count(r)) continue;
     am::Request req{};
     req.kind = Kind::kSync;
@@ -460,7 +460,7 @@ Status Window::am_unlock_all() {
   if (am_->lockall_window_protocol) {
     for (int r = 0; r < nranks_; ++r) {
       TargetView t;
-      if (target(r, t).ok() && t.path == Path::kAm) locked.push_back(r);
+      if (target(r, t).ok() && t.path->messages()) locked.push_back(r);
     }
   } else {
     locked.assign(am_->lockall_locked.begin(), am_->lockall_locked.end());
@@ -499,32 +499,29 @@ Status Window::am_unlock_all() {
   return am_take_error();
 }
 
-Status Window::am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t where,
-                       const void* origin, MPI_Count ocount, const dt::TypeInfo* ot, void* result,
-                       MPI_Count rcount, const dt::TypeInfo* rt, MPI_Count tcount,
-                       const dt::TypeInfo* tt, const void* compare, MPI_Request* req) {
+Status Window::am_post(const TargetView& t, am::Kind kind, const RmaOp& op) {
   AmGuard g(am_->mu);
   OpElem* o = am_new_op(g);
   o->kind = kind;
-  o->op = op;
-  o->where = where;
-  o->origin = origin;
-  o->ocount = ocount;
-  o->otype = ot;
-  o->result = result;
-  o->rcount = rcount;
-  o->rtype = rt;
-  o->tcount = tcount;
-  o->ttype = tt;
-  o->bytes = dt::data_bytes(tcount, *tt);
-  if (compare) std::memcpy(o->compare, compare, tt->elem_size);
+  o->op = op.op;
+  o->where = op.where;
+  o->origin = op.origin;
+  o->ocount = op.ocount;
+  o->otype = op.otype;
+  o->result = op.result;
+  o->rcount = op.rcount;
+  o->rtype = op.rtype;
+  o->tcount = op.tcount;
+  o->ttype = op.ttype;
+  o->bytes = dt::data_bytes(op.tcount, *op.ttype);
+  if (op.compare) std::memcpy(o->compare, op.compare, op.ttype->elem_size);
   // The user may free a datatype while the operation is in flight (MPI allows it).
-  for (const dt::TypeInfo* x : {ot, rt, tt})
+  for (const dt::TypeInfo* x : {op.otype, op.rtype, op.ttype})
     if (x) dt::retain(x);
   bool now = false;
-  if (req && *req != MPI_REQUEST_NULL) {
-    o->user_request = *req;  // completed by am_test when the operation completes locally
-    *req = MPI_REQUEST_NULL;
+  if (op.req && *op.req != MPI_REQUEST_NULL) {
+    o->user_request = *op.req;  // completed by am_test when the operation completes locally
+    *op.req = MPI_REQUEST_NULL;
     now = true;
   }
   return am_enqueue(g, t, o, now);

@@ -14,6 +14,7 @@
 #include "datatype/byte_layout.h"
 #include "datatype/runs.h"
 #include "rma/am_state.h"
+#include "rma/paths.h"
 #include "rma/shm_lock.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
@@ -89,7 +90,7 @@ TargetView Window::self_view() const {
   TargetView t;
   t.rank = rank_;
   t.local = ci_->node_rank();
-  t.path = Path::kDirect;
+  t.path = direct_path();
   t.dynamic = flavor_ == Flavor::kDynamic;
   t.cpu_atomics = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
   t.base = static_cast<char*>(base_);
@@ -300,11 +301,24 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     case Kind::kAcc:
     case Kind::kGetAcc:
     case Kind::kFop:
-      if (st.ok() && r.bytes)
-        st = apply_elements(self, r.where, r.tcount, tt, operand.empty() ? nullptr : operand.data(),
-                            static_cast<MPI_Count>(nelem), operand.empty() ? nullptr : bt,
-                            old.empty() ? nullptr : old.data(), static_cast<MPI_Count>(nelem),
-                            old.empty() ? nullptr : bt, op);
+      if (st.ok() && r.bytes) {
+        RmaOp a;
+        a.where = r.where;
+        a.op = op;
+        a.tcount = r.tcount;
+        a.ttype = &tt;
+        if (!operand.empty()) {
+          a.origin = operand.data();
+          a.ocount = static_cast<MPI_Count>(nelem);
+          a.otype = bt;
+        }
+        if (!old.empty()) {
+          a.result = old.data();
+          a.rcount = static_cast<MPI_Count>(nelem);
+          a.rtype = bt;
+        }
+        st = apply_direct(self, a);
+      }
       if (r.kind != Kind::kAcc)
         send_data_reply(old.data(), static_cast<MPI_Count>(nelem), bt ? *bt : tt, false);
       break;

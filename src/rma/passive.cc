@@ -9,7 +9,7 @@
 
 namespace osprey::rma {
 
-Window::LockEntry* Window::find_lock(int rank) {
+LockEntry* Window::find_lock(int rank) {
   for (LockEntry& e : locks_)
     if (e.rank == rank) return &e;
   return nullptr;
@@ -24,14 +24,7 @@ Status Window::leave_fence_for(const char* what) {
   return Err(MPI_ERR_RMA_SYNC, what);
 }
 
-Status Window::acquire_lock(const TargetView& t, int type) {
-  return acquire_lock(t.local, type);
-}
-
 Status Window::acquire_lock(int local, int type) {
-  if (local < 0)
-    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-               "osprey: locks on targets of other nodes need the message path");
   shm::LockWords& l = view_.lock(static_cast<uint32_t>(local));
   if (type == MPI_LOCK_EXCLUSIVE)
     shm_lock::lock_exclusive(l);
@@ -88,13 +81,9 @@ Status Window::unlock(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   LockEntry* e = access_ == Access::kLock ? find_lock(rank) : nullptr;
   if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
-  Status s = kOk;
-  if (uses_am_) {
-    TargetView t;
-    OSPREY_TRY(target(rank, t));
-    if (t.path == Path::kAm) s = am_unlock(rank, e->am_sent);
-  }
-  release_lock(*e);
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  const Status s = t.path->unlock(*this, t, *e);
   *e = locks_.back();
   locks_.pop_back();
   if (locks_.empty()) access_ = Access::kNone;
@@ -114,29 +103,36 @@ Status Window::lock_all(int assert) {
   for (size_t i = 0; i < words; ++i)
     lockall_bits_[i].store(0, std::memory_order_relaxed);
   access_ = Access::kLockAll;
-  // Shared-memory windows: the user may load and store directly, so take every lock now.
+  // Shared-memory windows: the user may load and store directly, so take every lock now (the
+  // lock words, whatever path the data takes).
   if (!lockall_nocheck_ && flavor_ == Flavor::kShared) {
     for (int i = 0; i < ci_->node_size(); ++i) {
       TargetView t;
       OSPREY_TRY(target(ci_->comm_rank_of_local(i), t));
-      t.path = Path::kDirect;  // the lock words, whatever path the data takes
-      OSPREY_TRY(lock_all_touch(t));
+      OSPREY_TRY(lock_all_words(t));
     }
   }
   return kOk;
 }
 
-Status Window::lock_all_touch(const TargetView& t) {
-  if (t.local < 0)
-    return Err(MPI_ERR_UNSUPPORTED_OPERATION,
-               "osprey: locks on targets of other nodes need the message path");
+Status Window::take_lock_words(const TargetView& t, LockEntry& e) {
+  std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
+  if (threads_) g.lock();
+  if (!e.held.load(std::memory_order_relaxed)) {
+    OSPREY_TRY(acquire_lock(t.local, e.type));
+    e.held.store(true, std::memory_order_release);
+  }
+  return kOk;
+}
+
+Status Window::lock_all_words(const TargetView& t) {
   std::atomic<uint64_t>& word = lockall_bits_[static_cast<size_t>(t.local) / 64];
   const uint64_t bit = uint64_t{1} << (t.local % 64);
   if (word.load(std::memory_order_acquire) & bit) return kOk;
   std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
   if (threads_) g.lock();
   if (word.load(std::memory_order_relaxed) & bit) return kOk;
-  OSPREY_TRY(acquire_lock(t, MPI_LOCK_SHARED));
+  OSPREY_TRY(acquire_lock(t.local, MPI_LOCK_SHARED));
   lockall_held_.push_back(t.local);
   word.fetch_or(bit, std::memory_order_release);
   return kOk;
@@ -160,9 +156,10 @@ Status Window::flush_general(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
-  cpu::mem_sync();  // node-local operations completed when issued; make them visible
   serve_requests();
-  return uses_am_ ? am_flush(rank, false) : kOk;
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  return t.path->flush(*this, t, false);
 }
 
 Status Window::flush_all() {
@@ -180,7 +177,9 @@ Status Window::flush_local(int rank) {
   if (access_ == Access::kLock ? !find_lock(rank) : access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
   serve_requests();
-  return uses_am_ ? am_flush(rank, true) : kOk;  // node-local operations hold no buffers
+  TargetView t;
+  OSPREY_TRY(target(rank, t));
+  return t.path->flush(*this, t, true);
 }
 
 Status Window::flush_local_all() {

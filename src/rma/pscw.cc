@@ -51,24 +51,28 @@ Status Window::post(MPI_Group group, int assert) {
   exposure_size_ = 0;
   exposure_am_ = 0;
   cpu::mem_sync();  // local loads and stores before the post are exposed to the origins
-  const uint32_t me = static_cast<uint32_t>(ci_->node_rank());
   for (int o : origins) {
     TargetView t;
     OSPREY_TRY(target(o, t));
-    if (t.path == Path::kAm) {
-      // Origins on the message path send their operations without waiting; this rank
-      // applies those of its n-th exposure epoch toward them once it posted n times.
-      AmGuard g(am_->mu);
-      ++am_->origins[o].pscw_posts;
-      ++exposure_am_;
-      continue;
-    }
-    ++exposure_size_;
-    if (assert & MPI_MODE_NOCHECK) continue;  // the origin will not wait for this post
-    std::atomic<uint64_t>* v = view_.match(static_cast<uint32_t>(ci_->local_index(o)));
-    v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
+    t.path->post_to(*this, t, assert);
   }
   return kOk;
+}
+
+void Window::post_words(const TargetView& t, int assert) {
+  ++exposure_size_;
+  if (assert & MPI_MODE_NOCHECK) return;  // the origin will not wait for this post
+  const uint32_t me = static_cast<uint32_t>(ci_->node_rank());
+  std::atomic<uint64_t>* v = view_.match(static_cast<uint32_t>(t.local));
+  v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
+}
+
+void Window::am_count_post(int origin) {
+  // Origins on the message path send their operations without waiting; this rank applies
+  // those of its n-th exposure epoch toward them once it posted n times.
+  AmGuard g(am_->mu);
+  ++am_->origins[origin].pscw_posts;
+  ++exposure_am_;
 }
 
 Status Window::start(MPI_Group group, int assert) {
@@ -82,13 +86,15 @@ Status Window::start(MPI_Group group, int assert) {
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     TargetView t;
     OSPREY_TRY(target(start_ranks_[i], t));
-    if (t.path != Path::kAm) continue;
-    AmGuard g(am_->mu);
-    ++am_->pscw_starts[t.rank];  // the epoch its operations will carry
-    start_seen_[i] = 1;          // nothing to wait for here: the target holds them back
+    if (!t.path->start_toward(*this, t)) start_seen_[i] = 1;
   }
   access_ = Access::kPscw;
   return kOk;
+}
+
+void Window::am_count_start(int target) {
+  AmGuard g(am_->mu);
+  ++am_->pscw_starts[target];  // the epoch its operations will carry
 }
 
 void Window::await_post(int local) {
@@ -105,7 +111,7 @@ Status Window::pscw_access(const TargetView& t) {
     return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
   uint8_t& seen = start_seen_[static_cast<size_t>(it - start_ranks_.begin())];
   if (!seen) {
-    await_post(t.local);
+    t.path->access_toward(*this, t);
     seen = 1;
   }
   return kOk;
@@ -115,28 +121,16 @@ Status Window::complete() {
   if (access_ != Access::kPscw)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_complete without MPI_Win_start");
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
-    if (!start_seen_[i]) await_post(ci_->local_index(start_ranks_[i]));
+    if (start_seen_[i]) continue;
+    TargetView t;
+    OSPREY_TRY(target(start_ranks_[i], t));
+    t.path->access_toward(*this, t);
   }
   cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
   for (int r : start_ranks_) {
     TargetView t;
     OSPREY_TRY(target(r, t));
-    if (t.path == Path::kAm) {
-      // A complete request after the operations: the target counts it once all of them ran.
-      AmGuard g(am_->mu);
-      TargetElem* te = am_target_elem(g, r);
-      ++te->busy;
-      OpElem* op = am_sync_elem(g, te);
-      op->kind = am::Kind::kComplete;
-      op->flags = am::kPscwEpoch;
-      op->epoch = am_->pscw_starts[r];
-      am_->table.append(te, op);
-      ++te->pending;
-      am_issue(g, te, 0);
-      --te->busy;
-      continue;
-    }
-    view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
+    t.path->complete_toward(*this, t);
   }
   // Complete only promises local completion: wait for the sends and for data of gets. The
   // epoch ends even if a target reported an error.
@@ -145,6 +139,25 @@ Status Window::complete() {
   start_seen_.clear();
   access_ = Access::kNone;
   return flushed;
+}
+
+void Window::complete_words(const TargetView& t) {
+  view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
+}
+
+void Window::am_complete(int target) {
+  // A complete request after the operations: the target counts it once all of them ran.
+  AmGuard g(am_->mu);
+  TargetElem* te = am_target_elem(g, target);
+  ++te->busy;
+  OpElem* op = am_sync_elem(g, te);
+  op->kind = am::Kind::kComplete;
+  op->flags = am::kPscwEpoch;
+  op->epoch = am_->pscw_starts[target];
+  am_->table.append(te, op);
+  ++te->pending;
+  am_issue(g, te, 0);
+  --te->busy;
 }
 
 bool Window::exposure_done() {

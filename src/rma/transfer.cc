@@ -18,6 +18,8 @@ void runs_of(const void* base, MPI_Count count, const dt::TypeInfo& t, std::vect
     out.push_back({p, n});
 }
 
+}  // namespace
+
 Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count tcount,
                 const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
                 const dt::TypeInfo& ot) {
@@ -34,36 +36,6 @@ Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count t
   runs_of(remote, tcount, tt, rem);
   return to_target ? shm::cma::write(t.pid, local.data(), local.size(), rem.data(), rem.size())
                    : shm::cma::read(t.pid, local.data(), local.size(), rem.data(), rem.size());
-}
-
-}  // namespace
-
-Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
-                    const void* origin, MPI_Count ocount, const dt::TypeInfo& ot) {
-  switch (t.path) {
-    case Path::kDirect:
-      dt::copy(direct_address(t, where), tcount, tt, origin, ocount, ot);
-      return kOk;
-    case Path::kCma:
-      return cma_move(true, t, where, tcount, tt, origin, ocount, ot);
-    case Path::kAm:
-      break;
-  }
-  return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
-}
-
-Status read_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
-                   void* origin, MPI_Count ocount, const dt::TypeInfo& ot) {
-  switch (t.path) {
-    case Path::kDirect:
-      dt::copy(origin, ocount, ot, direct_address(t, where), tcount, tt);
-      return kOk;
-    case Path::kCma:
-      return cma_move(false, t, where, tcount, tt, origin, ocount, ot);
-    case Path::kAm:
-      break;
-  }
-  return Err(MPI_ERR_UNSUPPORTED_OPERATION, "osprey: the message path is not available yet");
 }
 
 }  // namespace osprey::rma

@@ -1,5 +1,6 @@
-// Moves the bytes of one put or get between origin memory and a target reached directly or by
-// cross-memory attach, for any pair of datatype layouts carrying the same bytes.
+// Addresses of a target location, and the bytes of one put or get moved by cross-memory attach
+// between origin memory and a node peer's private memory, for any pair of datatype layouts
+// carrying the same bytes.
 #pragma once
 
 #include "datatype/type_info.h"
@@ -8,16 +9,16 @@
 namespace osprey::rma {
 
 // `where`: byte offset from the target's displacement 0, or the absolute address (dynamic).
-Status write_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
-                    const void* origin, MPI_Count ocount, const dt::TypeInfo& ot);
-Status read_target(const TargetView& t, uint64_t where, MPI_Count tcount, const dt::TypeInfo& tt,
-                   void* origin, MPI_Count ocount, const dt::TypeInfo& ot);
+// to_target: origin -> target (put), else target -> origin (get).
+Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count tcount,
+                const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
+                const dt::TypeInfo& ot);
 
-// The address of `where` in this process (kDirect targets).
+// The address of `where` in this process (memory mapped here).
 inline char* direct_address(const TargetView& t, uint64_t where) {
   return t.dynamic ? reinterpret_cast<char*>(where) : t.base + where;
 }
-// The address of `where` in the target process (kCma targets).
+// The address of `where` in the target process (a node peer's private memory).
 inline uint64_t remote_address(const TargetView& t, uint64_t where) {
   return t.dynamic ? where : t.remote_base + where;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "rma/paths.h"
 #include "rma/registry.h"
 #include "rma/runtime.h"
 
@@ -33,6 +34,12 @@ const char* Window::path_name() const {
   return "shm";
 }
 
+TargetPath* Window::path_to(int local, const shm::RankInfo* ri) const {
+  if (local < 0 || force_am_) return message_path();
+  if (ri->kind == shm::MemKind::kSegment || local == ci_->node_rank()) return direct_path();
+  return ci_->cma_ok() ? cma_path() : message_path();
+}
+
 Status Window::target(int rank, TargetView& t) const {
   if (rank < 0 || rank >= nranks_)
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
@@ -40,35 +47,24 @@ Status Window::target(int rank, TargetView& t) const {
   t.local = ci_->local_index(rank);
   t.dynamic = flavor_ == Flavor::kDynamic;
   if (t.local < 0) {
-    t.path = Path::kAm;
+    t.path = remote_path_;
     t.cpu_atomics = false;
     t.size = static_cast<uint64_t>(remote_.size(rank));
     t.disp_unit = remote_.disp_unit(rank);
     return kOk;
   }
   const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(t.local));
+  t.path = local_paths_[static_cast<std::size_t>(t.local)];
   t.size = ri.size;
   t.disp_unit = ri.disp_unit;
   t.pid = ri.pid;
-  switch (ri.kind) {
-    case shm::MemKind::kSegment:
-      t.path = Path::kDirect;
-      t.cpu_atomics = true;
-      t.base = view_.data(ri.data_offset);
-      break;
-    case shm::MemKind::kPrivate:
-    case shm::MemKind::kDynamic:
-      t.cpu_atomics = false;
-      t.remote_base = ri.kind == shm::MemKind::kPrivate ? ri.user_base : 0;
-      if (rank == rank_) {
-        t.path = Path::kDirect;
-        t.base = reinterpret_cast<char*>(t.remote_base);
-      } else {
-        t.path = ci_->cma_ok() ? Path::kCma : Path::kAm;
-      }
-      break;
+  t.cpu_atomics = ri.kind == shm::MemKind::kSegment;
+  if (ri.kind == shm::MemKind::kSegment) {
+    t.base = view_.data(ri.data_offset);
+  } else {
+    t.remote_base = ri.kind == shm::MemKind::kPrivate ? ri.user_base : 0;
+    t.base = reinterpret_cast<char*>(t.remote_base);  // used only when it is this process
   }
-  if (force_am_) t.path = Path::kAm;
   return kOk;
 }
 
@@ -101,7 +97,7 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
     // Node peers reached directly are checked here, in their attach tables; a target on the
     // message path checks when the request may run (it may attach until its epoch begins).
-    if (t.path != Path::kAm)
+    if (!t.path->messages())
       OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
   } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
@@ -118,42 +114,23 @@ Status Window::check_access(const TargetView& t) {
       if (!fence_ops_.load(std::memory_order_relaxed))
         fence_ops_.store(true, std::memory_order_relaxed);
       return kOk;
-    default:
-      break;
-  }
-  if (t.path == Path::kAm) {
-    // The message path takes locks and waits for posts at the target (am_target.cc).
-    if (access_ == Access::kLock && !find_lock(t.rank))
-      return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
-    if (access_ == Access::kPscw &&
-        !std::binary_search(start_ranks_.begin(), start_ranks_.end(), t.rank))
-      return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
-    return kOk;
-  }
-  switch (access_) {
     case Access::kLock: {
       LockEntry* e = find_lock(t.rank);
       if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
       if (e->nocheck || e->held.load(std::memory_order_acquire)) return kOk;
-      std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
-      if (threads_) g.lock();
-      if (!e->held.load(std::memory_order_relaxed)) {
-        OSPREY_TRY(acquire_lock(t, e->type));
-        e->held.store(true, std::memory_order_release);
-      }
-      return kOk;
+      return t.path->lock(*this, t, *e);
     }
     case Access::kLockAll:
-      if (lockall_nocheck_ || t.local < 0) return lockall_nocheck_ ? kOk : lock_all_touch(t);
-      if (lockall_bits_[static_cast<size_t>(t.local) / 64].load(std::memory_order_acquire) &
-          (uint64_t{1} << (t.local % 64)))
+      if (lockall_nocheck_) return kOk;
+      if (t.local >= 0 &&
+          (lockall_bits_[static_cast<size_t>(t.local) / 64].load(std::memory_order_acquire) &
+           (uint64_t{1} << (t.local % 64))))
         return kOk;
-      return lock_all_touch(t);
+      return t.path->lock_all_touch(*this, t);
     case Access::kPscw:
       return pscw_access(t);
-    default:
-      return kOk;
   }
+  return kOk;
 }
 
 Status Window::check_request_epoch() const {

@@ -19,6 +19,7 @@
 #include "rma/hints.h"
 #include "rma/remote_info.h"
 #include "rma/stripes.h"
+#include "rma/target_path.h"
 #include "transport/shm/attach_table.h"
 #include "transport/shm/node_barrier.h"
 #include "transport/shm/segment.h"
@@ -41,24 +42,41 @@ enum class Flavor : int {
   kShared = MPI_WIN_FLAVOR_SHARED,
 };
 
-// How operations reach one target rank.
-enum class Path : uint8_t {
-  kDirect,  // its memory is mapped here: loads, stores, CPU atomics
-  kCma,     // node peer's private memory: cross-memory attach, lock stripes for atomics
-  kAm,      // active messages over the host MPI
-};
-
+// One target rank as operations see it, with the path that reaches it (rma/target_path.h).
 struct TargetView {
   int rank = 0;
   int local = -1;  // node-local index, -1 if on another node
-  Path path = Path::kAm;
+  TargetPath* path = nullptr;
   bool cpu_atomics = false;  // false: accumulates hold the window's lock stripes
   bool dynamic = false;      // displacements are absolute addresses
-  char* base = nullptr;      // kDirect: address of displacement 0
-  uint64_t remote_base = 0;  // kCma: address of displacement 0 in the target process
+  char* base = nullptr;      // memory mapped here: address of displacement 0
+  uint64_t remote_base = 0;  // a node peer's private memory: that address in its process
   pid_t pid = 0;
   uint64_t size = 0;
   int64_t disp_unit = 1;
+};
+
+// Passive target: one MPI_Win_lock epoch of this process (usually one target).
+struct LockEntry {
+  int rank;
+  int local;
+  int type;                // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
+  bool nocheck;            // MPI_MODE_NOCHECK: no lock is taken at all
+  bool am_sent = false;    // message path: the lock request went out with an operation
+  std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
+  LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
+  LockEntry(const LockEntry& o)
+      : rank(o.rank),
+        local(o.local),
+        type(o.type),
+        nocheck(o.nocheck),
+        am_sent(o.am_sent),
+        held(o.held.load()) {}
+  LockEntry& operator=(const LockEntry& o) {
+    rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
+    held.store(o.held.load());
+    return *this;
+  }
 };
 
 // The access epoch this process has open on the window (exposure epochs are tracked apart).
@@ -179,27 +197,43 @@ class Window {
   // Everything after the segment that a request arriving for this window may need.
   void finish_setup(const Args& a);
   Status target(int rank, TargetView& t) const;
+  // The path to node-local rank `local` (or to every rank of another node: local < 0), as
+  // chosen at creation.
+  TargetPath* path_to(int local, const shm::RankInfo* ri) const;
   // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
   Status check_access(const TargetView& t);
-  struct LockEntry;
   LockEntry* find_lock(int rank);
-  void release_lock(const LockEntry& e);
-  Status acquire_lock(const TargetView& t, int type);  // takes the target's lock words
-  Status acquire_lock(int local, int type);
-  Status lock_all_touch(const TargetView& t);  // lock_all's lazy shared lock
-  Status pscw_access(const TargetView& t);     // target must be in the start group
+  Status pscw_access(const TargetView& t);  // target must be in the start group
   // Moves the epoch state out of an empty fence epoch, or refuses.
+
+  // What the paths of node memory (direct, cross-memory attach) share: lock words, PSCW words
+  // in the node segment (passive.cc, pscw.cc).
+  friend class NodePath;
+  friend class DirectPath;
+  friend class CmaPath;
+  friend class MessagePath;
+  Status acquire_lock(int local, int type);                   // takes a node rank's lock words
+  Status take_lock_words(const TargetView& t, LockEntry& e);  // lazily, for an operation
+  void release_lock(const LockEntry& e);
+  Status lock_all_words(const TargetView& t);  // lock_all's lazy shared lock words
+  void post_words(const TargetView& t, int assert);
+  void await_post(int local);  // consumes node-local target `local`'s post
+  void complete_words(const TargetView& t);
+  // ... and what the message path counts instead (pscw.cc).
+  void am_count_post(int origin);
+  void am_count_start(int target);
+  void am_complete(int target);
   Status leave_fence_for(const char* what);
   // Validates displacement and extent of a target access; returns the byte offset from
   // displacement 0 (or the absolute address for dynamic windows).
   Status locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
                 uint64_t* where) const;
   Status check_dynamic_range(const TargetView& t, uint64_t lo, uint64_t hi) const;
-  // Applies op to every basic element of a target region (origin/result may be absent).
-  Status apply_elements(const TargetView& t, uint64_t where, MPI_Count tcount,
-                        const dt::TypeInfo& tt, const void* origin, MPI_Count ocount,
-                        const dt::TypeInfo* ot, void* result, MPI_Count rcount,
-                        const dt::TypeInfo* rt, dt::Op op);
+  // Applies an accumulate-style operation to every basic element of its target region, in
+  // memory mapped here (also the message-path target's own memory) or by cross-memory attach.
+  Status apply_direct(const TargetView& t, const RmaOp& op);
+  Status apply_cma(const TargetView& t, const RmaOp& op);
+  Status cas_cma(const TargetView& t, const RmaOp& op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
   void release_resources();
   uint64_t stripe_key(const TargetView& t, const char* elem) const;
@@ -238,11 +272,8 @@ class Window {
   Status am_unlock(int rank, bool lock_sent);
   Status am_unlock_all();
   bool am_advance_origin();
-  // The common part of every operation toward an AM target.
-  Status am_post(const TargetView& t, am::Kind kind, dt::Op op, uint64_t where, const void* origin,
-                 MPI_Count ocount, const dt::TypeInfo* ot, void* result, MPI_Count rcount,
-                 const dt::TypeInfo* rt, MPI_Count tcount, const dt::TypeInfo* tt,
-                 const void* compare, MPI_Request* req);
+  // Queues one operation toward a target on the message path.
+  Status am_post(const TargetView& t, am::Kind kind, const RmaOp& op);
   // Message path, target side (am_target.cc).
   bool am_advance_target(am::Endpoint& ep);
   bool am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
@@ -288,6 +319,10 @@ class Window {
   int fast_first_ = 0;  // comm rank of node-local index 0, when node ranks are contiguous
   int fast_count_ = 0;  // 0: no fast path
 
+  // The path to each node-local rank and to the ranks of other nodes, chosen at creation.
+  std::vector<TargetPath*> local_paths_;
+  TargetPath* remote_path_ = nullptr;
+
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;
   std::unique_ptr<AmState> am_;
@@ -302,27 +337,6 @@ class Window {
   bool threads_ = true;  // the host provides MPI_THREAD_MULTIPLE
 
   // Passive target: one entry per MPI_Win_lock epoch (usually one target).
-  struct LockEntry {
-    int rank;
-    int local;
-    int type;                // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
-    bool nocheck;            // MPI_MODE_NOCHECK: no lock is taken at all
-    bool am_sent = false;    // message path: the lock request went out with an operation
-    std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
-    LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
-    LockEntry(const LockEntry& o)
-        : rank(o.rank),
-          local(o.local),
-          type(o.type),
-          nocheck(o.nocheck),
-          am_sent(o.am_sent),
-          held(o.held.load()) {}
-    LockEntry& operator=(const LockEntry& o) {
-      rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
-      held.store(o.held.load());
-      return *this;
-    }
-  };
   std::vector<LockEntry> locks_;
   bool lockall_nocheck_ = false;
   std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
@@ -340,8 +354,7 @@ class Window {
   uint32_t exposure_size_ = 0;        // node-local origins that will complete (shm counter)
   uint32_t exposure_am_ = 0;          // origins on the message path that will complete
   Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
-  void await_post(int local);  // consumes node-local target `local`'s post
-  bool exposure_done();        // the exposure epoch's origins all completed
+  bool exposure_done();  // the exposure epoch's origins all completed
 };
 
 }  // namespace osprey::rma

@@ -8,6 +8,7 @@
 
 #include "rma/agree.h"
 #include "rma/op_table.h"
+#include "rma/paths.h"
 #include "rma/registry.h"
 #include "rma/window.h"
 #include "transport/am/setup_link.h"
@@ -161,6 +162,10 @@ void Window::finish_setup(const Args& a) {
       break;
   }
   PMPI_Comm_group(ci_->priv(), &group_);
+  local_paths_.resize(static_cast<std::size_t>(ci_->node_size()));
+  for (int i = 0; i < ci_->node_size(); ++i)
+    local_paths_[static_cast<std::size_t>(i)] = path_to(i, &view_.info(static_cast<uint32_t>(i)));
+  remote_path_ = message_path();
   setup_fast_targets();
 }
 

@@ -1,0 +1,44 @@
+// Synchronization toward node-local targets: lock words and PSCW words in the node segment,
+// no messages (the window's side of it is in passive.cc and pscw.cc). Operations on node
+// memory complete when they return, so a flush only has to make them visible.
+#include "rma/paths.h"
+#include "rma/window.h"
+#include "util/cpu.h"
+
+namespace osprey::rma {
+
+Status NodePath::lock(Window& w, const TargetView& t, LockEntry& e) {
+  return w.take_lock_words(t, e);
+}
+
+Status NodePath::lock_all_touch(Window& w, const TargetView& t) {
+  return w.lock_all_words(t);
+}
+
+Status NodePath::unlock(Window& w, const TargetView&, LockEntry& e) {
+  w.release_lock(e);
+  return kOk;
+}
+
+Status NodePath::flush(Window&, const TargetView&, bool) {
+  cpu::mem_sync();
+  return kOk;
+}
+
+void NodePath::post_to(Window& w, const TargetView& t, int assert) {
+  w.post_words(t, assert);
+}
+
+bool NodePath::start_toward(Window&, const TargetView&) {
+  return true;  // the first access waits for the target's post
+}
+
+void NodePath::access_toward(Window& w, const TargetView& t) {
+  w.await_post(t.local);
+}
+
+void NodePath::complete_toward(Window& w, const TargetView& t) {
+  w.complete_words(t);
+}
+
+}  // namespace osprey::rma
