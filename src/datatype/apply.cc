@@ -123,7 +123,9 @@ template <class T>
 [[gnu::always_inline]] inline T combine(Op op, T a, T b) {
   if (op == Op::kReplace) return b;
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    // Unsigned arithmetic wraps as MPI's reductions do; narrower types would be promoted to
+    // (signed) int first, where 65535 * 65535 overflows.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     switch (op) {
       case Op::kSum:
         return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));

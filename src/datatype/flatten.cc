@@ -37,10 +37,12 @@ void merge_kind(Flat& into, const Flat& child) {
   }
 }
 
-// Appends `child` shifted by `shift` bytes.
+// Appends `child` shifted by `shift` bytes. Only data that is appended makes the basic type
+// of the whole: a member repeated zero times (or of no data) is not part of the type map.
 void append(Flat& into, const Flat& child, MPI_Aint shift) {
   for (const Block& b : child.blocks)
     add_block(into, shift + b.off, b.len);
+  if (!child.blocks.empty()) merge_kind(into, child);
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
@@ -78,10 +80,7 @@ Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& ou
     s *= sizes[d];
   }
   for (int d = 0; d < nd; ++d)
-    if (subs[d] == 0) {
-      merge_kind(out, child);
-      return kOk;
-    }
+    if (subs[d] == 0) return kOk;
   std::vector<int> idx(static_cast<size_t>(nd), 0);
   for (;;) {
     MPI_Aint off = 0;
@@ -98,19 +97,17 @@ Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& ou
     }
     if (k == nd) break;
   }
-  merge_kind(out, child);
   return kOk;
 }
 
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
-    for (const Block& b : p->blocks)
-      add_block(out, b.off, b.len);
     Flat k;
+    k.blocks = p->blocks;
     k.cat = p->cat;
     k.repr = p->repr;
     k.elem_size = p->elem_size;
-    merge_kind(out, k);
+    append(out, k, 0);
     return kOk;
   }
   int ni = 0, na = 0, nd = 0, comb = 0;
@@ -137,7 +134,6 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       Status s = child_flat(types[0], child);
       if (!s.ok()) return s;
       append(out, child, 0);
-      merge_kind(out, child);
       return kOk;
     }
     case MPI_COMBINER_CONTIGUOUS:
@@ -161,7 +157,6 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       for (int i = 0; i < count; ++i)
         for (int j = 0; j < bl; ++j)
           append(out, child, i * stride_bytes + j * ext);
-      merge_kind(out, child);
       return kOk;
     }
     case MPI_COMBINER_INDEXED:
@@ -194,7 +189,6 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         for (int j = 0; j < bl; ++j)
           append(out, child, disp + j * ext);
       }
-      merge_kind(out, child);
       return kOk;
     }
     case MPI_COMBINER_STRUCT:
@@ -212,7 +206,6 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
             comb == MPI_COMBINER_STRUCT ? aints[static_cast<size_t>(i)] : ints[1 + count + i];
         for (int j = 0; j < ints[1 + i]; ++j)
           append(out, child, disp + j * ext);
-        merge_kind(out, child);
       }
       free_types(0);
       return kOk;

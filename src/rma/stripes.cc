@@ -7,10 +7,11 @@
 namespace osprey::rma {
 
 std::size_t Stripes::index(int local, uint64_t key) const {
-  uint64_t h =
-      (key >> 4) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(local) * 0xC2B2AE3D27D4EB4Full;
-  h ^= h >> 31;
-  return static_cast<std::size_t>(h % v_->layout().stripes);
+  // Fibonacci hashing: the high half of the product mixes every key bit, so neighbouring
+  // elements spread over the stripes whatever their count (a power of two by default).
+  const uint64_t h =
+      ((key >> 4) ^ static_cast<uint64_t>(local) * 0xC2B2AE3D27D4EB4Full) * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::size_t>((h >> 32) % v_->layout().stripes);
 }
 
 void spin_lock(std::atomic<uint32_t>& w) {

@@ -69,8 +69,8 @@ TEST(Stripes, IndexDependsOnlyOnLocalAndKey) {
 }
 
 TEST(Stripes, IndexSpreadsElementsOverStripes) {
-  // Not a quality measure (see the DISABLED_ test below): only that neighbouring elements and
-  // ranks do not all collapse onto one stripe, which would serialize every accumulate.
+  // Neighbouring elements and ranks do not all collapse onto one stripe, which would serialize
+  // every accumulate (the spread itself is measured below).
   Segment seg(4, 64);
   Stripes s(&seg.view());
   std::set<std::size_t> by_key, by_rank;
@@ -82,14 +82,10 @@ TEST(Stripes, IndexSpreadsElementsOverStripes) {
   EXPECT_GT(by_rank.size(), 1u);
 }
 
-// FINDING (performance, not correctness; src/rma/stripes.cc, Stripes::index): the hash keeps
-// the low bits of (key >> 4) * golden-ratio constant, folded with h >> 31, then takes
-// `% stripes`. With the default power-of-two stripe count (OSPREY_LOCK_STRIPES=256), 64
-// consecutive 16-byte elements (one 1 KiB region) land on only 25 distinct stripes and 64
-// cache-line-strided elements on 17, where a uniform hash would use about 56: unrelated
-// elements of a window contend for the same stripe far more often than the stripe count
-// suggests. Taking the high bits of the product (Fibonacci hashing) would spread them.
-TEST(Stripes, DISABLED_IndexSpreadsNeighbouringElementsWell) {
+// Neighbouring elements spread over the stripes with the default power-of-two stripe count:
+// taking the low bits of the hash put 64 consecutive 16-byte elements on only 25 of 256
+// stripes (64 cache-line-strided ones on 17), so unrelated elements contended for one stripe.
+TEST(Stripes, IndexSpreadsNeighbouringElementsWell) {
   Segment seg(1, 256);
   Stripes s(&seg.view());
   for (uint64_t step : {16u, 64u}) {
