@@ -79,8 +79,8 @@ TargetElem* Window::am_target_elem(AmGuard& g, int rank) {
     // Out of target elements: free one that is idle, else complete one (FLUSH) and free it.
     // Under lock_all the per-target lock state lives in lockall_locked, so switch to the
     // window protocol first: every rank gets locked and the elements lose nothing.
-    if (access_ == Access::kLockAll && !lockall_nocheck_ && !am_->lockall_window_protocol &&
-        !am_->unlocking_all) {
+    if (access_ == Access::kLockAll && !passive_.lockall_nocheck() &&
+        !am_->lockall_window_protocol && !am_->unlocking_all) {
       am_lockall_window_protocol(g);
       continue;
     }
@@ -112,7 +112,7 @@ void Window::am_release_elem(TargetElem* te) {
 uint16_t Window::am_lock_needed(int rank) const {
   switch (access_) {
     case Access::kLock: {
-      for (const LockEntry& e : locks_)
+      for (const LockEntry& e : passive_.locks())
         if (e.rank == rank)
           return e.nocheck || e.am_sent || e.held.load(std::memory_order_relaxed)
                      ? 0
@@ -120,12 +120,10 @@ uint16_t Window::am_lock_needed(int rank) const {
       return 0;
     }
     case Access::kLockAll: {
-      if (lockall_nocheck_ || am_->lockall_window_protocol) return 0;
+      if (passive_.lockall_nocheck() || am_->lockall_window_protocol) return 0;
       // Shared-memory windows took the node's lock words at lock_all already.
       const int local = ci_->local_index(rank);
-      if (local >= 0 &&
-          (lockall_bits_[static_cast<size_t>(local) / 64].load() & (uint64_t{1} << (local % 64))))
-        return 0;
+      if (local >= 0 && passive_.lockall_holds(local)) return 0;
       return am_->lockall_locked.count(rank) ? 0 : am::kLockShared;
     }
     default:
@@ -135,7 +133,7 @@ uint16_t Window::am_lock_needed(int rank) const {
 
 void Window::am_lock_sent(int rank) {
   if (access_ == Access::kLock)
-    find_lock(rank)->am_sent = true;
+    passive_.find(rank)->am_sent = true;
   else
     am_->lockall_locked.insert(rank);
 }

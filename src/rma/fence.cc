@@ -1,6 +1,5 @@
-// MPI_Win_fence: a node barrier on the window segment when every rank shares the node (no
-// messages), else a nonblocking host allreduce that also checks the assertions agree.
-#include "rma/agree.h"
+#include "rma/fence.h"
+
 #include "rma/window.h"
 #include "transport/shm/node_barrier.h"
 #include "util/cpu.h"
@@ -17,45 +16,30 @@ static_assert((kCollectiveAsserts >> 8) <= 0xffff);
 
 }  // namespace
 
-Status Window::fence(int assert) {
+Status FenceEpoch::fence(int assert) {
   if (assert & ~kFenceAsserts)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_fence");
-  if ((access_ != Access::kNone && access_ != Access::kFence) || exposure_)
+  if ((w_.access_ != Access::kNone && w_.access_ != Access::kFence) || w_.pscw_.exposed())
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_fence inside a lock or PSCW epoch");
-  if ((assert& MPI_MODE_NOPRECEDE) && fence_ops_)
+  if ((assert& MPI_MODE_NOPRECEDE) && has_ops())
     return Err(MPI_ERR_RMA_SYNC,
                "osprey: MPI_MODE_NOPRECEDE given but RMA calls were made since the last fence");
 
-  const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
-  uint32_t any = 0, all = 0;
-  if (uses_am_) {
+  Status s = kOk;
+  if (w_.uses_am_) {
     cpu::mem_sync();
-    const Status s = am_fence(assert);
+    s = w_.am_fence(assert);
     cpu::mem_sync();
-    fence_ops_ = false;
-    access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
-    return s;
-  }
-  if (ci_->all_on_node()) {
-    const shm::BarrierResult r = barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8));
-    any = r.any << 8;
-    all = r.all << 8;
   } else {
-    cpu::mem_sync();
-    // A max over 0/1 flags is an OR; over the negated flags it gives the AND.
-    const bool np = bits & MPI_MODE_NOPRECEDE, ns = bits & MPI_MODE_NOSUCCEED;
-    int64_t v[4] = {np, ns, !np, !ns};
-    agree_max(ci_->priv(), v, 4);
-    any = (v[0] ? MPI_MODE_NOPRECEDE : 0) | (v[1] ? MPI_MODE_NOSUCCEED : 0);
-    all = (v[2] ? 0 : MPI_MODE_NOPRECEDE) | (v[3] ? 0 : MPI_MODE_NOSUCCEED);
-    cpu::mem_sync();
+    const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
+    const shm::BarrierResult r = w_.barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8));
+    if (r.any != r.all)
+      s = Err(MPI_ERR_ASSERT,
+              "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
   }
-  fence_ops_ = false;
-  access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
-  if (any != all)
-    return Err(MPI_ERR_ASSERT,
-               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
-  return kOk;
+  ops_.store(false, std::memory_order_relaxed);
+  w_.access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
+  return s;
 }
 
 }  // namespace osprey::rma

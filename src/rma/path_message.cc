@@ -26,19 +26,19 @@ class MessagePath final : public TargetPath {
   Status lock_all_touch(Window&, const TargetView&) override { return kOk; }
   Status unlock(Window& w, const TargetView& t, LockEntry& e) override {
     const Status s = w.am_unlock(t.rank, e.am_sent);
-    w.release_lock(e);  // a self lock also holds this node's lock words
+    w.passive_.release_words(e);  // a self lock also holds this node's lock words
     return s;
   }
   Status flush(Window& w, const TargetView& t, bool local_only) override {
     return w.am_flush(t.rank, local_only);
   }
-  void post_to(Window& w, const TargetView& t, int) override { w.am_count_post(t.rank); }
+  void post_to(Window& w, const TargetView& t, int) override { w.pscw_.count_post(t.rank); }
   bool start_toward(Window& w, const TargetView& t) override {
-    w.am_count_start(t.rank);
+    w.pscw_.count_start(t.rank);
     return false;  // nothing to wait for here: the target holds the operations back
   }
   void access_toward(Window&, const TargetView&) override {}
-  void complete_toward(Window& w, const TargetView& t) override { w.am_complete(t.rank); }
+  void complete_toward(Window& w, const TargetView& t) override { w.pscw_.send_complete(t.rank); }
 };
 
 TargetPath* message_path() {

@@ -8,15 +8,15 @@
 namespace osprey::rma {
 
 Status NodePath::lock(Window& w, const TargetView& t, LockEntry& e) {
-  return w.take_lock_words(t, e);
+  return w.passive_.take_words(t, e);
 }
 
 Status NodePath::lock_all_touch(Window& w, const TargetView& t) {
-  return w.lock_all_words(t);
+  return w.passive_.lock_all_words(t);
 }
 
 Status NodePath::unlock(Window& w, const TargetView&, LockEntry& e) {
-  w.release_lock(e);
+  w.passive_.release_words(e);
   return kOk;
 }
 
@@ -26,7 +26,7 @@ Status NodePath::flush(Window&, const TargetView&, bool) {
 }
 
 void NodePath::post_to(Window& w, const TargetView& t, int assert) {
-  w.post_words(t, assert);
+  w.pscw_.post_words(t, assert);
 }
 
 bool NodePath::start_toward(Window&, const TargetView&) {
@@ -34,11 +34,11 @@ bool NodePath::start_toward(Window&, const TargetView&) {
 }
 
 void NodePath::access_toward(Window& w, const TargetView& t) {
-  w.await_post(t.local);
+  w.pscw_.await_post(t.local);
 }
 
 void NodePath::complete_toward(Window& w, const TargetView& t) {
-  w.complete_words(t);
+  w.pscw_.complete_words(t);
 }
 
 }  // namespace osprey::rma

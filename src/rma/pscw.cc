@@ -1,11 +1,5 @@
-// Generalized active target synchronization (post/start/complete/wait) on node-local ranks,
-// with words in the window segment and no messages (scc-osc-synchronization-slides.txt):
-// - post sets the poster's bit in the match vector of every origin of its group;
-// - start records its group and returns (trigger-only): each target's post is consumed by the
-//   first operation to it, or by complete;
-// - complete adds one to the completion counter of every target;
-// - wait (or test) sees its counter reach the size of its post group and takes that much off.
-// Memory barriers follow the PSCW diagram of mpich-new-rma-design.txt.
+#include "rma/pscw.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -21,7 +15,7 @@ constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPU
 
 }  // namespace
 
-Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
+Status PscwEpochs::translate_group(MPI_Group g, std::vector<int>& ranks) const {
   if (g == MPI_GROUP_NULL) return Err(MPI_ERR_GROUP, "osprey: MPI_GROUP_NULL in a PSCW call");
   int n = 0;
   PMPI_Group_size(g, &n);
@@ -29,7 +23,7 @@ Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
   for (int i = 0; i < n; ++i)
     in[static_cast<size_t>(i)] = i;
   ranks.assign(static_cast<size_t>(n), MPI_UNDEFINED);
-  if (n) PMPI_Group_translate_ranks(g, n, in.data(), group_, ranks.data());
+  if (n) PMPI_Group_translate_ranks(g, n, in.data(), w_.group_, ranks.data());
   for (int r : ranks)
     if (r == MPI_UNDEFINED)
       return Err(MPI_ERR_GROUP, "osprey: PSCW group has a process outside the window's group");
@@ -37,136 +31,137 @@ Status Window::translate_group(MPI_Group g, std::vector<int>& ranks) const {
   return kOk;
 }
 
-Status Window::post(MPI_Group group, int assert) {
+Status PscwEpochs::post(MPI_Group group, int assert) {
   if (assert & ~kPostAsserts)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_post");
   if (exposure_)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post while an exposure epoch is open");
-  if (access_ == Access::kFence && fence_ops_)
+  if (w_.access_ == Access::kFence && w_.fence_.has_ops())
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post inside a fence epoch");
   std::vector<int> origins;
   OSPREY_TRY(translate_group(group, origins));
-  if (access_ == Access::kFence) access_ = Access::kNone;  // leaving an empty fence epoch
+  if (w_.access_ == Access::kFence) w_.access_ = Access::kNone;  // leaving an empty fence epoch
   exposure_ = true;
   exposure_size_ = 0;
   exposure_am_ = 0;
   cpu::mem_sync();  // local loads and stores before the post are exposed to the origins
   for (int o : origins) {
     TargetView t;
-    OSPREY_TRY(target(o, t));
-    t.path->post_to(*this, t, assert);
+    OSPREY_TRY(w_.target(o, t));
+    t.path->post_to(w_, t, assert);
   }
   return kOk;
 }
 
-void Window::post_words(const TargetView& t, int assert) {
+void PscwEpochs::post_words(const TargetView& t, int assert) {
   ++exposure_size_;
   if (assert & MPI_MODE_NOCHECK) return;  // the origin will not wait for this post
-  const uint32_t me = static_cast<uint32_t>(ci_->node_rank());
-  std::atomic<uint64_t>* v = view_.match(static_cast<uint32_t>(t.local));
+  const uint32_t me = static_cast<uint32_t>(w_.ci_->node_rank());
+  std::atomic<uint64_t>* v = w_.view_.match(static_cast<uint32_t>(t.local));
   v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
 }
 
-void Window::am_count_post(int origin) {
+void PscwEpochs::count_post(int origin) {
   // Origins on the message path send their operations without waiting; this rank applies
   // those of its n-th exposure epoch toward them once it posted n times.
-  AmGuard g(am_->mu);
-  ++am_->origins[origin].pscw_posts;
+  Window::AmGuard g(w_.am_->mu);
+  ++w_.am_->origins[origin].pscw_posts;
   ++exposure_am_;
 }
 
-Status Window::start(MPI_Group group, int assert) {
+Status PscwEpochs::start(MPI_Group group, int assert) {
   if (assert & ~MPI_MODE_NOCHECK)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_start");
-  OSPREY_TRY(leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
+  OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
   std::vector<int> targets;
   OSPREY_TRY(translate_group(group, targets));
   start_ranks_ = std::move(targets);
   start_seen_.assign(start_ranks_.size(), (assert& MPI_MODE_NOCHECK) ? 1 : 0);
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     TargetView t;
-    OSPREY_TRY(target(start_ranks_[i], t));
-    if (!t.path->start_toward(*this, t)) start_seen_[i] = 1;
+    OSPREY_TRY(w_.target(start_ranks_[i], t));
+    if (!t.path->start_toward(w_, t)) start_seen_[i] = 1;
   }
-  access_ = Access::kPscw;
+  w_.access_ = Access::kPscw;
   return kOk;
 }
 
-void Window::am_count_start(int target) {
-  AmGuard g(am_->mu);
-  ++am_->pscw_starts[target];  // the epoch its operations will carry
+void PscwEpochs::count_start(int target) {
+  Window::AmGuard g(w_.am_->mu);
+  ++w_.am_->pscw_starts[target];  // the epoch its operations will carry
 }
 
-void Window::await_post(int local) {
-  std::atomic<uint64_t>& word = view_.match(static_cast<uint32_t>(ci_->node_rank()))[local / 64];
+void PscwEpochs::await_post(int local) {
+  std::atomic<uint64_t>& word =
+      w_.view_.match(static_cast<uint32_t>(w_.ci_->node_rank()))[local / 64];
   const uint64_t bit = uint64_t{1} << (local % 64);
   progress::wait_until([&] { return (word.load(std::memory_order_acquire) & bit) != 0; });
   word.fetch_and(~bit, std::memory_order_acq_rel);  // consumed: the next post sets it again
   cpu::mem_sync_beside_rmw();  // accesses after this see the target's exposed memory
 }
 
-Status Window::pscw_access(const TargetView& t) {
+Status PscwEpochs::access(const TargetView& t) {
   auto it = std::lower_bound(start_ranks_.begin(), start_ranks_.end(), t.rank);
   if (it == start_ranks_.end() || *it != t.rank)
     return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
   uint8_t& seen = start_seen_[static_cast<size_t>(it - start_ranks_.begin())];
   if (!seen) {
-    t.path->access_toward(*this, t);
+    t.path->access_toward(w_, t);
     seen = 1;
   }
   return kOk;
 }
 
-Status Window::complete() {
-  if (access_ != Access::kPscw)
+Status PscwEpochs::complete() {
+  if (w_.access_ != Access::kPscw)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_complete without MPI_Win_start");
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     if (start_seen_[i]) continue;
     TargetView t;
-    OSPREY_TRY(target(start_ranks_[i], t));
-    t.path->access_toward(*this, t);
+    OSPREY_TRY(w_.target(start_ranks_[i], t));
+    t.path->access_toward(w_, t);
   }
   cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
   for (int r : start_ranks_) {
     TargetView t;
-    OSPREY_TRY(target(r, t));
-    t.path->complete_toward(*this, t);
+    OSPREY_TRY(w_.target(r, t));
+    t.path->complete_toward(w_, t);
   }
   // Complete only promises local completion: wait for the sends and for data of gets. The
   // epoch ends even if a target reported an error.
-  const Status flushed = uses_am_ ? am_flush_all(true) : kOk;
+  const Status flushed = w_.uses_am_ ? w_.am_flush_all(true) : kOk;
   start_ranks_.clear();
   start_seen_.clear();
-  access_ = Access::kNone;
+  w_.access_ = Access::kNone;
   return flushed;
 }
 
-void Window::complete_words(const TargetView& t) {
-  view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
+void PscwEpochs::complete_words(const TargetView& t) {
+  w_.view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
 }
 
-void Window::am_complete(int target) {
+void PscwEpochs::send_complete(int target) {
   // A complete request after the operations: the target counts it once all of them ran.
-  AmGuard g(am_->mu);
-  TargetElem* te = am_target_elem(g, target);
+  Window::AmGuard g(w_.am_->mu);
+  TargetElem* te = w_.am_target_elem(g, target);
   ++te->busy;
-  OpElem* op = am_sync_elem(g, te);
+  OpElem* op = w_.am_sync_elem(g, te);
   op->kind = am::Kind::kComplete;
   op->flags = am::kPscwEpoch;
-  op->epoch = am_->pscw_starts[target];
-  am_->table.append(te, op);
+  op->epoch = w_.am_->pscw_starts[target];
+  w_.am_->table.append(te, op);
   ++te->pending;
-  am_issue(g, te, 0);
+  w_.am_issue(g, te, 0);
   --te->busy;
 }
 
-bool Window::exposure_done() {
-  std::atomic<uint32_t>& c = view_.pscw(static_cast<uint32_t>(ci_->node_rank())).completes;
+bool PscwEpochs::exposure_done() {
+  std::atomic<uint32_t>& c = w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank())).completes;
   if (c.load(std::memory_order_acquire) < exposure_size_) return false;
   if (exposure_am_) {
-    AmGuard g(am_->mu);
-    if (am_->pscw_completes < exposure_am_) return false;
-    am_->pscw_completes -= exposure_am_;
+    Window::AmGuard g(w_.am_->mu);
+    if (w_.am_->pscw_completes < exposure_am_) return false;
+    w_.am_->pscw_completes -= exposure_am_;
   }
   c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
   cpu::mem_sync_beside_rmw();  // local accesses after this see the origins' operations
@@ -174,13 +169,13 @@ bool Window::exposure_done() {
   return true;
 }
 
-Status Window::wait() {
+Status PscwEpochs::wait() {
   if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_wait without MPI_Win_post");
   progress::wait_until([&] { return exposure_done(); });
   return kOk;
 }
 
-Status Window::test(bool* done) {
+Status PscwEpochs::test(bool* done) {
   if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_test without MPI_Win_post");
   progress::poll();
   *done = exposure_done();

@@ -6,6 +6,7 @@
 #include "rma/paths.h"
 #include "rma/registry.h"
 #include "rma/runtime.h"
+#include "util/cpu.h"
 
 namespace osprey::rma {
 
@@ -111,25 +112,36 @@ Status Window::check_access(const TargetView& t) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");
     case Access::kFence:
-      if (!fence_ops_.load(std::memory_order_relaxed))
-        fence_ops_.store(true, std::memory_order_relaxed);
+      fence_.note_op();
       return kOk;
     case Access::kLock: {
-      LockEntry* e = find_lock(t.rank);
+      LockEntry* e = passive_.find(t.rank);
       if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target that is not locked");
       if (e->nocheck || e->held.load(std::memory_order_acquire)) return kOk;
       return t.path->lock(*this, t, *e);
     }
     case Access::kLockAll:
-      if (lockall_nocheck_) return kOk;
-      if (t.local >= 0 &&
-          (lockall_bits_[static_cast<size_t>(t.local) / 64].load(std::memory_order_acquire) &
-           (uint64_t{1} << (t.local % 64))))
+      if (passive_.lockall_nocheck() || (t.local >= 0 && passive_.lockall_holds(t.local)))
         return kOk;
       return t.path->lock_all_touch(*this, t);
     case Access::kPscw:
-      return pscw_access(t);
+      return pscw_.access(t);
   }
+  return kOk;
+}
+
+Status Window::leave_fence_for(const char* what) {
+  if (access_ == Access::kFence && !fence_.has_ops()) {
+    access_ = Access::kNone;  // an empty fence epoch may be left for any other kind
+    return kOk;
+  }
+  if (access_ == Access::kNone) return kOk;
+  return Err(MPI_ERR_RMA_SYNC, what);
+}
+
+Status Window::sync() {
+  cpu::mem_sync();
+  serve_requests();
   return kOk;
 }
 

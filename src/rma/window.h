@@ -16,7 +16,10 @@
 #include "datatype/type_info.h"
 #include "rma/am_state.h"
 #include "rma/comm_info.h"
+#include "rma/fence.h"
 #include "rma/hints.h"
+#include "rma/passive.h"
+#include "rma/pscw.h"
 #include "rma/remote_info.h"
 #include "rma/stripes.h"
 #include "rma/target_path.h"
@@ -54,29 +57,6 @@ struct TargetView {
   pid_t pid = 0;
   uint64_t size = 0;
   int64_t disp_unit = 1;
-};
-
-// Passive target: one MPI_Win_lock epoch of this process (usually one target).
-struct LockEntry {
-  int rank;
-  int local;
-  int type;                // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
-  bool nocheck;            // MPI_MODE_NOCHECK: no lock is taken at all
-  bool am_sent = false;    // message path: the lock request went out with an operation
-  std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
-  LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
-  LockEntry(const LockEntry& o)
-      : rank(o.rank),
-        local(o.local),
-        type(o.type),
-        nocheck(o.nocheck),
-        am_sent(o.am_sent),
-        held(o.held.load()) {}
-  LockEntry& operator=(const LockEntry& o) {
-    rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
-    held.store(o.held.load());
-    return *this;
-  }
 };
 
 // The access epoch this process has open on the window (exposure epochs are tracked apart).
@@ -156,26 +136,25 @@ class Window {
   // Request-based forms are only valid in passive-target epochs (MPI-3.1 11.3.5).
   Status check_request_epoch() const;
 
-  // --- synchronization ---
-  Status fence(int assert);
-  Status lock(int type, int rank, int assert);
-  Status unlock(int rank);
-  Status lock_all(int assert);
-  Status unlock_all();
+  // --- synchronization: the epoch state machines (fence.h, passive.h, pscw.h) ---
+  Status fence(int assert) { return fence_.fence(assert); }
+  Status lock(int type, int rank, int assert) { return passive_.lock(type, rank, assert); }
+  Status unlock(int rank) { return passive_.unlock(rank); }
+  Status lock_all(int assert) { return passive_.lock_all(assert); }
+  Status unlock_all() { return passive_.unlock_all(); }
   inline Status flush(int rank);
+  Status flush_all() { return passive_.flush_all(false); }
+  Status flush_local(int rank) { return passive_.flush(rank, true); }
+  Status flush_local_all() { return passive_.flush_all(true); }
+  Status sync();
+  Status post(MPI_Group group, int assert) { return pscw_.post(group, assert); }
+  Status start(MPI_Group group, int assert) { return pscw_.start(group, assert); }
+  Status complete() { return pscw_.complete(); }
+  Status wait() { return pscw_.wait(); }
+  Status test(bool* done) { return pscw_.test(done); }
   // A process that spins on node-local memory (flush or sync in a loop) must still serve the
   // message-path requests other processes send it, whatever window they are for.
   inline void serve_requests();
-  Status flush_general(int rank);
-  Status flush_all();
-  Status flush_local(int rank);
-  Status flush_local_all();
-  Status sync();
-  Status post(MPI_Group group, int assert);
-  Status start(MPI_Group group, int assert);
-  Status complete();
-  Status wait();
-  Status test(bool* done);
 
   // For tests and diagnostics.
   Access access() const { return access_; }
@@ -202,28 +181,17 @@ class Window {
   TargetPath* path_to(int local, const shm::RankInfo* ri) const;
   // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
   Status check_access(const TargetView& t);
-  LockEntry* find_lock(int rank);
-  Status pscw_access(const TargetView& t);  // target must be in the start group
   // Moves the epoch state out of an empty fence epoch, or refuses.
+  Status leave_fence_for(const char* what);
 
-  // What the paths of node memory (direct, cross-memory attach) share: lock words, PSCW words
-  // in the node segment (passive.cc, pscw.cc).
+  // The epoch state machines and the paths work on the window's internals.
+  friend class FenceEpoch;
+  friend class PassiveEpochs;
+  friend class PscwEpochs;
   friend class NodePath;
   friend class DirectPath;
   friend class CmaPath;
   friend class MessagePath;
-  Status acquire_lock(int local, int type);                   // takes a node rank's lock words
-  Status take_lock_words(const TargetView& t, LockEntry& e);  // lazily, for an operation
-  void release_lock(const LockEntry& e);
-  Status lock_all_words(const TargetView& t);  // lock_all's lazy shared lock words
-  void post_words(const TargetView& t, int assert);
-  void await_post(int local);  // consumes node-local target `local`'s post
-  void complete_words(const TargetView& t);
-  // ... and what the message path counts instead (pscw.cc).
-  void am_count_post(int origin);
-  void am_count_start(int target);
-  void am_complete(int target);
-  Status leave_fence_for(const char* what);
   // Validates displacement and extent of a target access; returns the byte offset from
   // displacement 0 (or the absolute address for dynamic windows).
   Status locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
@@ -328,33 +296,19 @@ class Window {
   std::unique_ptr<AmState> am_;
   RemoteInfo remote_;
 
-  // Epoch state.
+  // Epoch state: which access epoch is open (the seed's window state), and the state machine
+  // of each kind. Exposure epochs (PSCW posts) are tracked by pscw_.
   Access access_ = Access::kNone;
-  std::atomic<bool> fence_ops_{false};  // RMA calls issued since the last fence
+  FenceEpoch fence_{*this};
+  PassiveEpochs passive_{*this};
+  PscwEpochs pscw_{*this};
+  MPI_Group group_ = MPI_GROUP_NULL;  // the window's group, for translating user groups
   bool freed_ = false;
-  // Lazy lock acquisition may race between threads issuing operations (MPI_THREAD_MULTIPLE).
-  std::mutex acquire_mu_;
   bool threads_ = true;  // the host provides MPI_THREAD_MULTIPLE
 
-  // Passive target: one entry per MPI_Win_lock epoch (usually one target).
-  std::vector<LockEntry> locks_;
-  bool lockall_nocheck_ = false;
-  std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
-  std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_
   Stripes stripes_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
-
-  // Generalized active target. Start is trigger-only: the first operation to a target (or
-  // complete) waits for that target's post, so start never blocks.
-  MPI_Group group_ = MPI_GROUP_NULL;  // the window's group, for translating user groups
-  std::vector<int> start_ranks_;      // access epoch targets, ascending comm ranks
-  std::vector<uint8_t> start_seen_;   // whether each target's post was consumed
-  bool exposure_ = false;             // between post and wait/test
-  uint32_t exposure_size_ = 0;        // node-local origins that will complete (shm counter)
-  uint32_t exposure_am_ = 0;          // origins on the message path that will complete
-  Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
-  bool exposure_done();  // the exposure epoch's origins all completed
 };
 
 }  // namespace osprey::rma

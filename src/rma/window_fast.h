@@ -18,16 +18,14 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
   if (local >= static_cast<unsigned>(fast_count_) || disp < 0) return nullptr;
   switch (access_) {
     case Access::kFence:
-      if (!fence_ops_.load(std::memory_order_relaxed))
-        fence_ops_.store(true, std::memory_order_relaxed);
+      fence_.note_op();
       break;
     case Access::kLockAll:
-      if (!lockall_nocheck_ && !(lockall_bits_[local / 64].load(std::memory_order_acquire) &
-                                 (uint64_t{1} << (local % 64))))
+      if (!passive_.lockall_nocheck() && !passive_.lockall_holds(static_cast<int>(local)))
         return nullptr;
       break;
     case Access::kLock: {
-      LockEntry* e = find_lock(rank);
+      LockEntry* e = passive_.find(rank);
       if (!e) return nullptr;
       if (!e->nocheck && !e->held.load(std::memory_order_acquire)) {
         if (threads_) return nullptr;  // the general path serializes lazy acquisition
@@ -54,7 +52,7 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
 
 inline bool Window::sole_updater(int rank) {
   if (access_ != Access::kLock || threads_) return false;
-  const LockEntry* e = find_lock(rank);
+  const LockEntry* e = passive_.find(rank);
   return e && e->type == MPI_LOCK_EXCLUSIVE;
 }
 
@@ -201,7 +199,7 @@ inline Status Window::flush(int rank) {
     serve_requests();
     return kOk;
   }
-  return flush_general(rank);
+  return passive_.flush(rank, false);
 }
 
 inline void Window::serve_requests() {

@@ -11,9 +11,9 @@ namespace osprey::rma {
 Status Window::free() {
   if (access_ == Access::kLock || access_ == Access::kLockAll || access_ == Access::kPscw)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_free inside an access epoch");
-  if (exposure_)
+  if (pscw_.exposed())
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_free inside an exposure (post) epoch");
-  if (access_ == Access::kFence && fence_ops_)
+  if (access_ == Access::kFence && fence_.has_ops())
     return Err(MPI_ERR_RMA_SYNC,
                "osprey: MPI_Win_free with RMA calls not completed by a closing fence");
   if (!runtime_finalized()) {
