@@ -30,6 +30,7 @@ void add(const Entry& e) {
   if (e.type == MPI_DATATYPE_NULL || predefined(e.type)) return;
   auto info = std::make_unique<TypeInfo>();
   info->handle = e.type;
+  info->id = next_type_id();
   info->predefined = true;
   info->cat = e.cat;
   info->repr = e.repr;

@@ -1,5 +1,6 @@
 // The per-handle cache of TypeInfo. Derived types carry an attribute whose delete callback
 // drops the entry, so a handle the host reuses after MPI_Type_free is never served stale info.
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -31,6 +32,7 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
   if (const TypeInfo* hit = cache().find(handle_key(t))) return hit;
   auto info = std::make_unique<TypeInfo>();
   info->handle = t;
+  info->id = next_type_id();
   PMPI_Type_size_x(t, &info->size);
   PMPI_Type_get_extent(t, &info->lb, &info->extent);
   PMPI_Type_get_true_extent(t, &info->true_lb, &info->true_extent);
@@ -62,6 +64,11 @@ const TypeInfo* lookup_derived(MPI_Datatype t, Status* err) {
 }
 
 }  // namespace detail
+
+uint64_t next_type_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void retain(const TypeInfo* t) {
   if (!t->predefined) t->refs.fetch_add(1, std::memory_order_relaxed);

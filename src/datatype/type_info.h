@@ -31,6 +31,7 @@ struct TypeInfo {
   uint32_t elem_size = 0;     // data bytes per basic element
   uint32_t atomic_width = 0;  // predefined: bytes a lock-free CPU atomic covers, 0 if none
   std::vector<Block> blocks;  // one element's data bytes, in type map order
+  uint64_t id = 0;            // unique in this process and never reused (see next_type_id)
 
   mutable std::atomic<int> refs{1};
 };
@@ -61,6 +62,10 @@ inline const TypeInfo* lookup(MPI_Datatype t, Status* err) {
   if (const TypeInfo* p = predefined(t)) return p;
   return detail::lookup_derived(t, err);
 }
+
+// A fresh TypeInfo id: message-path layout caches name a datatype by it, so an id is never
+// given twice (a freed handle the host reuses gets a new TypeInfo and a new id).
+uint64_t next_type_id();
 
 // Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
 // datatype meanwhile).

@@ -14,6 +14,7 @@
 #include "rma/am_state.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
+#include "transport/am/layout.h"
 #include "util/config.h"
 
 namespace osprey::rma {
@@ -207,19 +208,32 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   r.bytes = op->bytes;
   r.tcount = op->tcount;
   r.epoch = op->epoch;
-  std::vector<am::LayoutBlock> layout;
+  // A target layout goes to each target once per window: a layout slot there holds it after.
+  std::vector<char>& layout = am_->scratch_layout;
+  layout.clear();
+  AmState::LayoutSlots* slots = nullptr;
+  uint32_t slot = 0;
   if (op->ttype) {
     r.repr = static_cast<uint8_t>(op->ttype->repr);
     r.elem_size = op->ttype->elem_size;
     r.textent = op->ttype->extent;
     r.tlb = op->ttype->true_lb;
     if (!op->ttype->dense && op->bytes) {
-      for (const dt::Block& b : op->ttype->blocks)
-        layout.push_back({b.off, b.len});
-      r.layout_blocks = static_cast<uint32_t>(layout.size());
+      slots = &am_->layouts_sent[te->rank];
+      while (slot < am::kLayoutSlots && slots->ids[slot] != op->ttype->id)
+        ++slot;
+      if (slot < am::kLayoutSlots) {
+        r.flags |= am::kTypeCached;
+      } else {
+        slot = slots->next;
+        r.flags |= am::kTypeStore;
+        am::encode_layout(*op->ttype, layout);
+        r.layout_bytes = static_cast<uint32_t>(layout.size());
+      }
+      r.type_slot = static_cast<uint16_t>(slot);
     }
   }
-  const std::size_t layout_bytes = layout.size() * sizeof(am::LayoutBlock);
+  const std::size_t layout_bytes = layout.size();
   const bool sync = r.flags & (am::kFlush | am::kUnlock);
   op->expects_reply = returns_data(op->kind) || sync;
   const bool carries_data =
@@ -232,6 +246,10 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (!ep.reserve(te->rank)) return false;  // no credit: the caller waits and tries again
+  if (r.flags & am::kTypeStore) {           // the request goes now: the target's slot will hold it
+    slots->ids[slot] = op->ttype->id;
+    slots->next = (slot + 1) % am::kLayoutSlots;
+  }
   if (op->expects_reply || separate_data || separate_layout) {
     op->tags = ep.new_tags();
     r.reply_tag = op->expects_reply ? op->tags : 0;
@@ -269,8 +287,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   }
   ep.send_reserved(te->rank, r, parts, nparts);
   if (separate_layout) {
-    op->layout.assign(reinterpret_cast<const char*>(layout.data()),
-                      reinterpret_cast<const char*>(layout.data()) + layout_bytes);
+    op->layout.assign(layout.begin(), layout.end());
     op->layout_send =
         am::Transfer::send(ep.comm(), te->rank, op->tags + 2, op->layout.data(), layout_bytes);
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,11 +39,12 @@ struct Deferred {
 
 // Target side: everything about one origin.
 struct OriginState {
-  std::deque<Deferred> queue;  // requests in arrival order; the head blocks the rest
-  shm_lock::AsyncLock lock;    // the origin's passive-target lock on this window
-  uint32_t pscw_posts = 0;     // exposure epochs posted to this origin
-  uint32_t window_sends = 0;   // replies to it still being sent from window memory
-  int error = 0;               // an error of a request without reply, told at the next ack
+  std::deque<Deferred> queue;               // requests in arrival order; the head blocks the rest
+  shm_lock::AsyncLock lock;                 // the origin's passive-target lock on this window
+  uint32_t pscw_posts = 0;                  // exposure epochs posted to this origin
+  uint32_t window_sends = 0;                // replies to it still being sent from window memory
+  std::unique_ptr<dt::TypeInfo[]> layouts;  // its layout slots (packet.h), made at first use
+  int error = 0;  // an error of a request without reply, told at the next ack
 };
 
 // Guarded by `mu`, the window's message-path lock: taken by the origin side for short steps
@@ -59,12 +61,19 @@ struct AmState {
   bool unlocking_all = false;                     // inside unlock_all: no protocol switch
   int error = 0;                                  // a target reported an error: tell at sync
   bool reaped = false;  // the progress engine just reaped every target (see am_wait_elem)
+  // The type ids each target holds in its layout slots for this window, and which to fill next.
+  struct LayoutSlots {
+    uint64_t ids[am::kLayoutSlots] = {};
+    uint32_t next = 0;
+  };
+  std::unordered_map<int, LayoutSlots> layouts_sent;
   // Target side.
   std::unordered_map<int, OriginState> origins;
   int last_origin = -1;
   OriginState* last_state = nullptr;
   // Scratch space of request execution, reused so that a request allocates nothing.
   dt::TypeInfo scratch_type;
+  std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
   uint32_t deferred = 0;        // requests waiting in origin queues
   uint32_t pscw_completes = 0;  // completes toward the open exposure epoch

@@ -19,6 +19,7 @@
 #include "rma/transfer.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
+#include "transport/am/layout.h"
 #include "util/config.h"
 
 namespace osprey::rma {
@@ -28,21 +29,17 @@ using am::Kind;
 namespace {
 
 struct Body {
-  const am::LayoutBlock* layout = nullptr;  // inline layout (or from the separate message)
+  const char* layout = nullptr;  // a target layout sent inline (kTypeStore)
   const unsigned char* compare = nullptr;
   const char* data = nullptr;  // inline payload
 };
 
-Body parse(const am::Request& r, const char* msg, const Deferred& d) {
+Body parse(const am::Request& r, const char* msg) {
   Body b;
   const char* p = msg + sizeof(am::Request);
-  if (r.layout_blocks) {
-    if (r.flags & am::kSeparateLayout) {
-      b.layout = reinterpret_cast<const am::LayoutBlock*>(d.layout.data());
-    } else {
-      b.layout = reinterpret_cast<const am::LayoutBlock*>(p);
-      p += r.layout_blocks * sizeof(am::LayoutBlock);
-    }
+  if ((r.flags & am::kTypeStore) && !(r.flags & am::kSeparateLayout)) {
+    b.layout = p;
+    p += r.layout_bytes;
   }
   if (r.kind == Kind::kCas) {
     b.compare = reinterpret_cast<const unsigned char*>(p);
@@ -50,34 +47,6 @@ Body parse(const am::Request& r, const char* msg, const Deferred& d) {
   }
   b.data = p;
   return b;
-}
-
-// The target datatype the origin described, rebuilt here.
-void target_type(const am::Request& r, const Body& b, dt::TypeInfo& t) {
-  t.repr = static_cast<dt::Repr>(r.repr);
-  t.elem_size = r.elem_size;
-  t.extent = r.textent;
-  t.true_lb = r.tlb;
-  t.size = r.tcount ? static_cast<MPI_Count>(r.bytes) / r.tcount : 0;
-  t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
-  t.blocks.clear();
-  if (r.layout_blocks) {
-    for (uint32_t i = 0; i < r.layout_blocks; ++i)
-      t.blocks.push_back({b.layout[i].off, b.layout[i].len});
-    t.dense = false;
-    MPI_Aint lo = b.layout[0].off, hi = lo;
-    for (const dt::Block& x : t.blocks) {
-      lo = std::min(lo, x.off);
-      hi = std::max(hi, x.off + x.len);
-    }
-    t.true_lb = lo;
-    t.true_extent = hi - lo;
-  } else {
-    t.blocks.push_back({r.tlb, static_cast<MPI_Aint>(t.size)});
-    t.dense = true;
-    t.extent = t.size;
-    t.true_extent = t.size;
-  }
 }
 
 bool reply_inline(uint64_t bytes) {
@@ -176,11 +145,11 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
       d.stage = S::kLayout;
       [[fallthrough]];
     case S::kLayout:
-      if (!am_await_layout(ep, src, r, d)) return false;
+      if (!am_await_layout(ep, src, os, r, d)) return false;
       d.stage = S::kPayload;
       [[fallthrough]];
     case S::kPayload:
-      if (!am_await_payload(ep, src, r, d)) return false;
+      if (!am_await_payload(ep, src, os, r, d)) return false;
       d.stage = S::kRun;
       [[fallthrough]];
     case S::kRun:
@@ -205,30 +174,78 @@ bool Window::am_gate(const am::Request& r, OriginState& os) {
   return true;
 }
 
-bool Window::am_await_layout(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
-  if (!(r.flags & am::kSeparateLayout)) return true;
-  if (!d.layout_posted) {
-    d.layout_posted = true;
-    d.layout.resize(r.layout_blocks * sizeof(am::LayoutBlock));
-    d.layout_in =
-        am::Transfer::receive(ep.comm(), src, r.data_tag + 1, d.layout.data(), d.layout.size());
+bool Window::am_await_layout(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                             Deferred& d) {
+  if (!(r.flags & am::kTypeStore) || r.type_slot >= am::kLayoutSlots) return true;
+  const char* wire = nullptr;
+  if (r.flags & am::kSeparateLayout) {
+    if (!d.layout_posted) {
+      d.layout_posted = true;
+      d.layout.resize(r.layout_bytes);
+      d.layout_in =
+          am::Transfer::receive(ep.comm(), src, r.data_tag + 1, d.layout.data(), d.layout.size());
+    }
+    if (!d.layout_in.test()) return false;
+    wire = d.layout.data();
+  } else {
+    wire = parse(r, d.msg).layout;
   }
-  return d.layout_in.test();
+  // Into the slot the origin chose: its earlier requests that named the slot have all run.
+  if (!os.layouts) os.layouts.reset(new dt::TypeInfo[am::kLayoutSlots]);
+  dt::TypeInfo& t = os.layouts[r.type_slot];
+  if (!am::decode_layout(wire, r.layout_bytes, t.blocks)) t.blocks.clear();
+  MPI_Aint lo = 0, hi = 0;
+  for (const dt::Block& x : t.blocks) {
+    lo = &x == &t.blocks[0] ? x.off : std::min(lo, x.off);
+    hi = &x == &t.blocks[0] ? x.off + x.len : std::max(hi, x.off + x.len);
+  }
+  t.true_lb = lo;
+  t.true_extent = hi - lo;
+  t.dense = false;
+  return true;
 }
 
-bool Window::am_await_payload(am::Endpoint& ep, int src, const am::Request& r, Deferred& d) {
+Status Window::am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out) {
+  dt::TypeInfo* t = &am_->scratch_type;  // reused: no allocation per request
+  Status st = kOk;
+  const bool layout = r.flags & (am::kTypeStore | am::kTypeCached);
+  if (layout &&
+      (r.type_slot >= am::kLayoutSlots || !os.layouts || os.layouts[r.type_slot].blocks.empty()))
+    st = Err(MPI_ERR_INTERN, "osprey: a request names a target layout this rank never got");
+  if (layout && st.ok()) {
+    t = &os.layouts[r.type_slot];
+  } else {
+    t->blocks.assign(1, dt::Block{r.tlb, static_cast<MPI_Aint>(r.tcount ? r.bytes / r.tcount : 0)});
+    t->dense = true;
+    t->true_lb = r.tlb;
+  }
+  t->repr = static_cast<dt::Repr>(r.repr);
+  t->elem_size = r.elem_size;
+  t->size = r.tcount ? static_cast<MPI_Count>(r.bytes) / r.tcount : 0;
+  t->cat = t->repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
+  if (t->dense) {
+    t->extent = t->size;
+    t->true_extent = t->size;
+  } else {
+    t->extent = r.textent;
+  }
+  *out = t;
+  return st;
+}
+
+bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                              Deferred& d) {
   if (!(r.flags & am::kSeparateData)) return true;
   if (!d.payload_posted) {
     d.payload_posted = true;
-    const Body b = parse(r, d.msg, d);
-    dt::TypeInfo& tt = am_->scratch_type;
-    target_type(r, b, tt);
+    dt::TypeInfo* tt = nullptr;
     const TargetView self = self_view();
-    const Status st = check_where(self, r.where, r.tcount, tt);
+    Status st = am_target_type(r, os, &tt);
+    if (st.ok()) st = check_where(self, r.where, r.tcount, *tt);
     if (st.ok() && r.kind == Kind::kPut) {
       // Straight into the window.
       d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag,
-                                           direct_address(self, r.where), r.tcount, tt);
+                                           direct_address(self, r.where), r.tcount, *tt);
     } else {
       // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
       d.data.resize(r.bytes);
@@ -240,12 +257,12 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, const am::Request& r, D
 
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
-  const Body b = parse(r, d.msg, d);
-  dt::TypeInfo& tt = am_->scratch_type;  // reused: no allocation per request
-  target_type(r, b, tt);
+  const Body b = parse(r, d.msg);
+  dt::TypeInfo* ttp = nullptr;
+  Status st = am_target_type(r, os, &ttp);
+  dt::TypeInfo& tt = *ttp;
   const TargetView self = self_view();
-  Status st = kOk;
-  if (r.kind != Kind::kSync && r.kind != Kind::kComplete)
+  if (st.ok() && r.kind != Kind::kSync && r.kind != Kind::kComplete)
     st = check_where(self, r.where, r.tcount, tt);
   char* addr = r.bytes && st.ok() ? direct_address(self, r.where) : nullptr;
   const char* payload = (r.flags & am::kSeparateData) ? d.data.data() : b.data;

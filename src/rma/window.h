@@ -246,8 +246,12 @@ class Window {
   bool am_advance_target(am::Endpoint& ep);
   bool am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_gate(const am::Request& r, OriginState& os);
-  bool am_await_layout(am::Endpoint& ep, int src, const am::Request& r, Deferred& d);
-  bool am_await_payload(am::Endpoint& ep, int src, const am::Request& r, Deferred& d);
+  bool am_await_layout(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                       Deferred& d);
+  bool am_await_payload(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                        Deferred& d);
+  // The target datatype a request describes: its origin's layout slot, or a dense type.
+  Status am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out);
   void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_sends_done();  // no reply is being sent from window memory any more

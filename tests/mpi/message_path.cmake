@@ -23,3 +23,4 @@ osprey_mpi_variant(credits.cas_mutex cas_mutex MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1
                    LABELS threaded)
 osprey_mpi_test(epoch_data mpi/epoch_data.c)
+osprey_mpi_test(type_cache mpi/type_cache.c)

@@ -40,7 +40,15 @@ enum : uint16_t {
   kPscwEpoch = 1 << 7,       // apply only once the target posted its `epoch`-th post to us
   kDynamic = 1 << 8,         // `where` is an absolute address (dynamic window)
   kNoCheck = 1 << 9,         // lock flags: MPI_MODE_NOCHECK (nothing to take)
+  kTypeStore = 1 << 10,      // the target layout follows: keep it in layout slot type_slot
+  kTypeCached = 1 << 11,     // the target layout is the one in layout slot type_slot
 };
+
+// Target layouts travel once per window and target: the target keeps them in kLayoutSlots
+// slots per origin and window, which the origin fills and reuses in turn, so a derived datatype
+// used again costs a slot number, not its block list. Requests of one origin run in order at
+// the target, so a slot is only overwritten after every earlier request that named it ran.
+constexpr uint32_t kLayoutSlots = 32;
 
 struct Request {
   Kind kind;
@@ -48,25 +56,35 @@ struct Request {
   uint16_t flags;
   uint8_t repr;  // dt::Repr of the basic elements
   uint8_t pad0[3];
-  uint32_t elem_size;      // data bytes of one basic element
-  uint64_t window;         // window id
-  uint64_t where;          // byte offset from displacement 0, or an address (kDynamic)
-  uint64_t bytes;          // data bytes the target side touches
-  int64_t tcount;          // target datatype count
-  int64_t textent;         // target datatype extent
-  int64_t tlb;             // true lower bound of the target datatype (dense layouts)
-  uint32_t layout_blocks;  // blocks of the target layout that follow (0: dense)
-  int32_t reply_tag;       // where the reply goes (0: no reply)
-  int32_t data_tag;        // separate payload; its layout on data_tag + 1; reply data on
-                           // data_tag + 2 (distinct: origin and target may be one process)
-  uint32_t epoch;          // fence or PSCW epoch
-  uint16_t credits_back;   // credits the sender returns to the receiver
-  uint16_t pad2;
+  uint32_t elem_size;     // data bytes of one basic element
+  uint64_t window;        // window id
+  uint64_t where;         // byte offset from displacement 0, or an address (kDynamic)
+  uint64_t bytes;         // data bytes the target side touches
+  int64_t tcount;         // target datatype count
+  int64_t textent;        // target datatype extent
+  int64_t tlb;            // true lower bound of the target datatype (dense layouts)
+  uint32_t layout_bytes;  // bytes of the target layout that follow (kTypeStore)
+  int32_t reply_tag;      // where the reply goes (0: no reply)
+  int32_t data_tag;       // separate payload; its layout on data_tag + 1; reply data on
+                          // data_tag + 2 (distinct: origin and target may be one process)
+  uint32_t epoch;         // fence or PSCW epoch
+  uint16_t credits_back;  // credits the sender returns to the receiver
+  uint16_t type_slot;     // layout slot (kTypeStore, kTypeCached)
   uint32_t pad1;
 };
 static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
 
-struct LayoutBlock {
+// A target layout on the wire: one element's data blocks, compact when they are regular (a
+// vector, a subarray row, ...), else listed.
+enum class LayoutForm : uint32_t { kList = 0, kStrided = 1 };
+struct LayoutHead {
+  LayoutForm form;
+  uint32_t count;  // blocks
+  int64_t off;     // kStrided: the first block's offset
+  int64_t len;     // kStrided: every block's length
+  int64_t stride;  // kStrided: from one block's start to the next
+};
+struct LayoutBlock {  // kList: `count` of these follow the head
   int64_t off;
   int64_t len;
 };

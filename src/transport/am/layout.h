@@ -1,0 +1,18 @@
+// Target layouts on the wire (packet.h): one element's data blocks, encoded compactly when
+// they are regular, and decoded (and checked) at the target.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "datatype/type_info.h"
+
+namespace osprey::am {
+
+// Appends the wire form of t's blocks to out.
+void encode_layout(const dt::TypeInfo& t, std::vector<char>& out);
+
+// The blocks of a wire layout of n bytes; false (and nothing useful) if it is malformed.
+bool decode_layout(const char* p, std::size_t n, std::vector<dt::Block>& blocks);
+
+}  // namespace osprey::am
