@@ -197,84 +197,91 @@ Status Window::am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issu
   return kOk;
 }
 
-bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
-  am::Endpoint& ep = endpoint();
+// The header of op's request; its target layout, if the target does not hold it yet, into
+// `layout` (a slot is chosen, and taken by am_send once the request is sure to go).
+am::Request Window::am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
+                              std::vector<char>& layout) {
   am::Request r{};
   r.kind = op->kind;
   r.op = static_cast<uint8_t>(op->op);
-  r.flags = static_cast<uint16_t>(op->flags | extra_flags);
+  r.flags = flags;
   r.window = id_;
   r.where = op->where;
   r.bytes = op->bytes;
   r.tcount = op->tcount;
   r.epoch = op->epoch;
-  // A target layout goes to each target once per window: a layout slot there holds it after.
-  std::vector<char>& layout = am_->scratch_layout;
   layout.clear();
-  AmState::LayoutSlots* slots = nullptr;
+  if (!op->ttype) return r;
+  r.repr = static_cast<uint8_t>(op->ttype->repr);
+  r.elem_size = op->ttype->elem_size;
+  r.textent = op->ttype->extent;
+  r.tlb = op->ttype->true_lb;
+  if (op->ttype->dense || !op->bytes) return r;
+  // A target layout goes to each target once per window: a layout slot there holds it after.
+  const AmState::LayoutSlots& slots = am_->layouts_sent[te->rank];
   uint32_t slot = 0;
-  if (op->ttype) {
-    r.repr = static_cast<uint8_t>(op->ttype->repr);
-    r.elem_size = op->ttype->elem_size;
-    r.textent = op->ttype->extent;
-    r.tlb = op->ttype->true_lb;
-    if (!op->ttype->dense && op->bytes) {
-      slots = &am_->layouts_sent[te->rank];
-      while (slot < am::kLayoutSlots && slots->ids[slot] != op->ttype->id)
-        ++slot;
-      if (slot < am::kLayoutSlots) {
-        r.flags |= am::kTypeCached;
-      } else {
-        slot = slots->next;
-        r.flags |= am::kTypeStore;
-        am::encode_layout(*op->ttype, layout);
-        r.layout_bytes = static_cast<uint32_t>(layout.size());
-      }
-      r.type_slot = static_cast<uint16_t>(slot);
-    }
+  while (slot < am::kLayoutSlots && slots.ids[slot] != op->ttype->id)
+    ++slot;
+  if (slot < am::kLayoutSlots) {
+    r.flags |= am::kTypeCached;
+  } else {
+    slot = slots.next;
+    r.flags |= am::kTypeStore;
+    am::encode_layout(*op->ttype, layout);
+    r.layout_bytes = static_cast<uint32_t>(layout.size());
   }
-  const std::size_t layout_bytes = layout.size();
-  const bool sync = r.flags & (am::kFlush | am::kUnlock);
-  op->expects_reply = returns_data(op->kind) || sync;
+  r.type_slot = static_cast<uint16_t>(slot);
+  return r;
+}
+
+// Posts the receives of op's reply (header and inline data, or data that comes separately):
+// before the request goes, so that the reply cannot arrive first.
+void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
+  am::Endpoint& ep = endpoint();
+  const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
+  const bool inline_reply = reply_inline(result_bytes);
+  op->reply.resize(sizeof(am::Reply) + (inline_reply ? result_bytes : 0));
+  op->reply_in =
+      am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
+  if (result_bytes && !inline_reply) {
+    void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
+    const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
+    const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
+    op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt);
+  }
+}
+
+bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
+  am::Endpoint& ep = endpoint();
+  std::vector<char>& layout = am_->scratch_layout;
+  am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
+  op->expects_reply = returns_data(op->kind) || (r.flags & (am::kFlush | am::kUnlock));
   const bool carries_data =
       op->kind == Kind::kPut || op->kind == Kind::kAcc || op->kind == Kind::kCas ||
       ((op->kind == Kind::kGetAcc || op->kind == Kind::kFop) && op->op != dt::Op::kNoOp);
   const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
-  bool separate_layout = layout_bytes > ep.slot_bytes() / 2;
-  bool separate_data =
-      carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout_bytes);
+  const bool separate_layout = layout.size() > ep.slot_bytes() / 2;
+  const bool separate_data =
+      carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout.size());
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (!ep.reserve(te->rank)) return false;  // no credit: the caller waits and tries again
   if (r.flags & am::kTypeStore) {           // the request goes now: the target's slot will hold it
-    slots->ids[slot] = op->ttype->id;
-    slots->next = (slot + 1) % am::kLayoutSlots;
+    AmState::LayoutSlots& slots = am_->layouts_sent[te->rank];
+    slots.ids[r.type_slot] = op->ttype->id;
+    slots.next = (r.type_slot + 1u) % am::kLayoutSlots;
   }
   if (op->expects_reply || separate_data || separate_layout) {
     op->tags = ep.new_tags();
     r.reply_tag = op->expects_reply ? op->tags : 0;
     r.data_tag = op->tags + 1;
   }
-
-  // Replies: post the receives before the request can be answered.
-  if (op->expects_reply) {
-    const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
-    const bool inline_reply = reply_inline(result_bytes);
-    op->reply.resize(sizeof(am::Reply) + (inline_reply ? result_bytes : 0));
-    op->reply_in =
-        am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
-    if (result_bytes && !inline_reply) {
-      void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
-      const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
-      const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
-      op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt);
-    }
-  }
+  if (op->expects_reply) am_expect_reply(te, op);
 
   // The request: header, inline layout, CAS compare operand, inline data.
   am::Endpoint::Part parts[3];
   int nparts = 0;
-  if (!separate_layout && layout_bytes) parts[nparts++] = {layout.data(), layout_bytes};
+  if (!separate_layout && !layout.empty()) parts[nparts++] = {layout.data(), layout.size()};
   if (cmp_bytes) parts[nparts++] = {op->compare, cmp_bytes};
   if (carries_data && !separate_data && op->bytes) {
     if (op->otype->dense) {
@@ -289,7 +296,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   if (separate_layout) {
     op->layout.assign(layout.begin(), layout.end());
     op->layout_send =
-        am::Transfer::send(ep.comm(), te->rank, op->tags + 2, op->layout.data(), layout_bytes);
+        am::Transfer::send(ep.comm(), te->rank, op->tags + 2, op->layout.data(), layout.size());
   }
   if (separate_data)
     op->payload =

@@ -228,6 +228,9 @@ class Window {
   void am_lockall_window_protocol(AmGuard& g);
   // Queues an operation toward an AM target (issued at once if `issue_now`).
   Status am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now);
+  am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
+                        std::vector<char>& layout);
+  void am_expect_reply(const TargetElem* te, OpElem* op);
   bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags);  // false: no credit
   void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
