@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Runs one benchmark command under each engine of a path, alternately, pair by pair, with a
-cache-line placement probe before and after each pair (see ../shared/BENCHMARKING.md), and
+cache-line placement probe before and after each pair (see docs/BENCHMARKING.md), and
 prints per metric the engines' medians and the median of the per-pair ratios of osprey to each
 peer, over the pairs whose placement did not change. For one-off questions; bench/run.py runs
 the whole suite.

@@ -1,5 +1,5 @@
 """How the benchmark runners start one benchmark binary under each RMA engine, read what it
-printed, and probe the cores' placement (see ../shared/BENCHMARKING.md).
+printed, and probe the cores' placement (see docs/BENCHMARKING.md).
 
 An engine is the MPI that launches the binary plus what answers its RMA calls:
   host          MPICH's own RMA                        (mpiexec.mpich, <bench>)

@@ -266,7 +266,7 @@ def write_markdown(points, rows, run, made, out, path):
           *machine_lines(run), "",
           "Each engine runs the same benchmark source (`bench/*.c`, plain MPI) in alternation, "
           "pair by pair; a cache-line probe before and after each pair drops pairs whose core "
-          "placement changed (see ../shared/BENCHMARKING.md). Values are medians over the kept "
+          "placement changed (see docs/BENCHMARKING.md). Values are medians over the kept "
           "pairs; ratios are medians of the per-pair ratios osprey / best peer of that pair. For "
           "times a ratio below 1 means osprey is faster; for bandwidth and rates, above 1. "
           f"\"Behind\" means worse than the best peer by more than {EVEN:.0%}, about what "

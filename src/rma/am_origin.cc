@@ -1,4 +1,4 @@
-// The origin side of the message path (mpich-new-rma-design.txt): operations are queued per
+// The origin side of the message path (the MPICH "New RMA Design"): operations are queued per
 // target in the operation table and issued in batches, so that the synchronization that ends
 // them rides on the last one (RMA_DONE/UNLOCK piggybacking, GETs moved to the tail). A lock
 // request rides on the first operation to a target (lazy lock: MPI_Win_lock sends nothing, and

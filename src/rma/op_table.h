@@ -1,4 +1,4 @@
-// The operation table of a window's message path (mpich-new-rma-design.txt): a fixed array of
+// The operation table of a window's message path (the MPICH "New RMA Design"): a fixed array of
 // slots, each a list of target elements, each a list of operation elements in issue order.
 // Elements come from two-level pools: the window's own, then a global one shared by all
 // windows; when both are empty the caller completes work to free one (aggressive cleanup).
@@ -69,7 +69,7 @@ struct TargetElem {
   uint64_t sync_sent = 0;  // the latest request that asked for an acknowledgement
   uint32_t busy = 0;       // threads using it across a wait: it must stay in the table
   // Standalone synchronization (flush, unlock, PSCW complete) uses this element, so freeing
-  // resources never needs a new one (mpich-new-rma-design.txt: cleanup must not allocate).
+  // resources never needs a new one (the MPICH "New RMA Design": cleanup must not allocate).
   OpElem sync_op;
   bool sync_busy = false;
 };

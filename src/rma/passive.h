@@ -1,8 +1,8 @@
 // Passive-target epochs of one window: MPI_Win_lock/unlock, lock_all/unlock_all and flushes.
-// A lock entry is the seed's per-target state: LOCK_CALLED (recorded, not held) until the
-// first operation takes the lock (LOCK_GRANTED), so a lock/unlock pair without operations
-// costs nothing. Node-local targets' lock words are taken here for the node paths; the message
-// path asks for locks with its requests (am_origin.cc).
+// A lock entry is the per-target lock state of the MPICH "New RMA Design": LOCK_CALLED (recorded,
+// not held) until the first operation takes the lock (LOCK_GRANTED), so a lock/unlock pair without
+// operations costs nothing. Node-local targets' lock words are taken here for the node paths; the
+// message path asks for locks with its requests (am_origin.cc).
 #pragma once
 
 #include <atomic>

@@ -1,14 +1,14 @@
 // Generalized active target epochs of one window (post/start/complete/wait). On node-local
 // ranks they are words in the window segment and send no messages
-// (scc-osc-synchronization-slides.txt):
+// (after the SCC one-sided synchronization design, PASA 2016):
 // - post sets the poster's bit in the match vector of every origin of its group;
 // - start records its group and returns (trigger-only): each target's post is consumed by the
 //   first operation to it, or by complete;
 // - complete adds one to the completion counter of every target;
 // - wait (or test) sees its counter reach the size of its post group and takes that much off.
 // Toward the message path, posts and starts are counted, not sent (docs/NOTES.md), and
-// complete is one request per target. Memory barriers follow the PSCW diagram of
-// mpich-new-rma-design.txt.
+// complete is one request per target. Memory barriers follow the PSCW diagram of the
+// MPICH "New RMA Design".
 #pragma once
 
 #include <mpi.h>

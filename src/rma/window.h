@@ -303,8 +303,8 @@ class Window {
   std::unique_ptr<AmState> am_;
   RemoteInfo remote_;
 
-  // Epoch state: which access epoch is open (the seed's window state), and the state machine
-  // of each kind. Exposure epochs (PSCW posts) are tracked by pscw_.
+  // Epoch state: which access epoch is open (the window state of the MPICH "New RMA Design"), and
+  // the state machine of each kind. Exposure epochs (PSCW posts) are tracked by pscw_.
   Access access_ = Access::kNone;
   FenceEpoch fence_{*this};
   PassiveEpochs passive_{*this};

@@ -1,4 +1,5 @@
-// CPU-level helpers: spin hints and the full memory barrier (the seed's MEM_SYNC).
+// CPU-level helpers: spin hints and the full memory barrier (MEM_SYNC of the MPICH "New RMA
+// Design").
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// Credit flow control for active-message requests (gasnet-portals-conduit.txt): a sender
+// Credit flow control for active-message requests (after the GASNet Portals conduit): a sender
 // needs one credit per request; credits are loans of the target's receive slots. Replies and
 // explicit returns give them back; a stalled sender asks for more; a lender low on banked
 // credits revokes from quiet peers; usage statistics decay by epoch. The receive space is
