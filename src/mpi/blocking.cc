@@ -50,7 +50,7 @@ bool waits_engaged() {
 }
 
 int finish_one(MPI_Request* req, MPI_Status* status) {
-  return progress::wait_host(req, status);
+  return progress::wait_host(req, progress::poll, status);
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype,
     PMPI_Request_free(&r[0]);
     return rc;
   }
-  if (int rc = progress::wait_host(&r[1]); rc) {
+  if (int rc = progress::wait_host(&r[1], progress::poll); rc) {
     PMPI_Cancel(&r[0]);
     PMPI_Request_free(&r[0]);
     return rc;

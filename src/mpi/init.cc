@@ -2,7 +2,13 @@
 // MPI_COMM_WORLD, whether this job can use the message path at all (see mpi/blocking.cc for
 // what depends on it). Only the MPI_ names: a program that reaches the host's PMPI_Init
 // directly leaves osprey assuming it can.
+//
+// MPI_Finalize: the progress thread stops before the host begins to finalize. Stopping it from
+// the MPI_COMM_SELF delete callback (rma/runtime.cc, still the fallback) is too late on MPICH
+// 4.0.2: a host call the thread was making when MPI_Finalize began could return with the
+// host's global lock still held, and MPI_Finalize then aborted destroying it.
 #include "mpi/binding.h"
+#include "progress/thread.h"
 #include "rma/runtime.h"
 
 using namespace osprey;
@@ -17,4 +23,9 @@ OSPREY_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* pr
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) rma::on_host_init();
   return rc;
+}
+
+OSPREY_EXPORT int MPI_Finalize() {
+  progress::stop_thread();
+  return PMPI_Finalize();
 }

@@ -11,6 +11,8 @@ constexpr int kMaxPollers = 8;
 std::atomic<Poller> pollers[kMaxPollers];
 std::atomic<int> npollers{0};
 
+thread_local int engine_depth = 0;  // engine locks and sections this thread is inside
+
 }  // namespace
 
 void add_poller(Poller p) {
@@ -26,11 +28,38 @@ void add_poller(Poller p) {
 }
 
 bool poll() {
+  if (engine_depth > 0) return false;
   bool did = false;
   const int n = npollers.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i)
     did |= pollers[i].load(std::memory_order_relaxed)();
   return did;
+}
+
+EngineSection::EngineSection() {
+  ++engine_depth;
+}
+
+EngineSection::~EngineSection() {
+  --engine_depth;
+}
+
+EngineLock::EngineLock(std::mutex& m) : lk_(m) {
+  ++engine_depth;
+}
+
+EngineLock::~EngineLock() {
+  if (lk_.owns_lock()) --engine_depth;
+}
+
+void EngineLock::lock() {
+  lk_.lock();
+  ++engine_depth;
+}
+
+void EngineLock::unlock() {
+  --engine_depth;
+  lk_.unlock();
 }
 
 }  // namespace osprey::progress

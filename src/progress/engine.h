@@ -1,6 +1,14 @@
-// The one progress engine: every blocking wait in osprey polls it, so messages that other
-// processes sent to this one are served while it waits.
+// The one progress engine. Progress runs target work (requests of any window, from any origin),
+// so it runs only at safe points: where the calling thread holds none of the engine state that
+// handling a request takes (a window's message-path lock, an endpoint's lock, the poller role).
+// Such state is held through EngineLock (or marked by EngineSection); poll() on a thread that
+// holds any does nothing, and requests wait in the host's queue for the next safe point: the
+// top of an osprey call, a wait that released its locks, a blocking host call, the progress
+// thread. So a host that calls back into osprey from inside its own calls (Open MPI's progress
+// hook) cannot make a request run in the middle of another.
 #pragma once
+
+#include <mutex>
 
 namespace osprey::progress {
 
@@ -9,7 +17,37 @@ using Poller = bool (*)();  // returns true if it did any work
 // Adds a poller (transport). At most a handful are registered; never removed while running.
 void add_poller(Poller p);
 
-// Runs every poller once; returns true if any did work.
+// Runs every poller once; returns true if any did work. Does nothing outside a safe point.
 bool poll();
+
+// What a low-level wait (lock words, node barrier, setup messages) does each round besides
+// backing off. Such waits never decide to run target work themselves: their caller passes
+// nullptr (just wait) or `poll` (the caller is at a safe point and the wait may depend on
+// requests this process must serve).
+using Idle = bool (*)();
+
+// Marks this thread as inside engine state for the object's lifetime.
+class EngineSection {
+ public:
+  EngineSection();
+  ~EngineSection();
+  EngineSection(const EngineSection&) = delete;
+  EngineSection& operator=(const EngineSection&) = delete;
+};
+
+// A std::unique_lock on a lock that request handling takes: while it is held, this thread is
+// not at a safe point.
+class EngineLock {
+ public:
+  explicit EngineLock(std::mutex& m);
+  ~EngineLock();
+  EngineLock(const EngineLock&) = delete;
+  EngineLock& operator=(const EngineLock&) = delete;
+  void lock();
+  void unlock();
+
+ private:
+  std::unique_lock<std::mutex> lk_;
+};
 
 }  // namespace osprey::progress

@@ -11,17 +11,12 @@ namespace {
 using Callback = int (*)();
 using Registrar = int (*)(Callback);
 
-thread_local bool inside = false;
 bool registered = false;
 
-// The host calls this from its progress loop; osprey's own waits call the host, which calls
-// this again: the guard stops the recursion.
+// The host calls this from its progress loop, also from inside host calls osprey makes while
+// it holds engine state: poll() then does nothing (progress/engine.h).
 int callback() {
-  if (inside) return 0;
-  inside = true;
-  const bool did = poll();
-  inside = false;
-  return did ? 1 : 0;
+  return poll() ? 1 : 0;
 }
 
 Registrar find(const char* name) {

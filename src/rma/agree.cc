@@ -7,7 +7,7 @@ namespace osprey::rma {
 void agree_max(MPI_Comm comm, int64_t* vals, int n) {
   MPI_Request req;
   PMPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MAX, comm, &req);
-  progress::wait_host(&req);
+  progress::wait_host(&req, progress::poll);
 }
 
 int setup_tag(uint64_t window_id) {

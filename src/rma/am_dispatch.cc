@@ -47,10 +47,11 @@ class CommInfo::Dispatch : public am::Handler {
     return w->am_on_request(ep, src, msg, n);
   }
   bool advance(am::Endpoint& ep) override {
+    if (ci_->am_work().load(std::memory_order_relaxed) == 0) return false;
     bool did = false;
     std::lock_guard<std::mutex> g(ci_->windows_mu_);
     for (const auto& kv : ci_->windows_)
-      did |= kv.second->am_advance(ep);
+      if (kv.second->am_may_have_work()) did |= kv.second->am_advance(ep);
     return did;
   }
 
@@ -72,20 +73,20 @@ void CommInfo::start_endpoint() {
 
 void CommInfo::add_window(uint64_t id, Window* w) {
   std::lock_guard<std::mutex> g(windows_mu_);
-  windows_.push_back({id, w});
+  windows_.emplace(id, w);
 }
 
 void CommInfo::remove_window(uint64_t id) {
   std::lock_guard<std::mutex> g(windows_mu_);
-  windows_.erase(std::remove_if(windows_.begin(), windows_.end(),
-                                [&](const auto& kv) { return kv.first == id; }),
-                 windows_.end());
+  const auto it = windows_.find(id);
+  if (it == windows_.end()) return;
+  am_work_.fetch_sub(it->second->am_work(), std::memory_order_relaxed);  // left behind, if any
+  windows_.erase(it);
 }
 
 Window* CommInfo::window(uint64_t id) const {
-  for (const auto& kv : windows_)
-    if (kv.first == id) return kv.second;
-  return nullptr;
+  const auto it = windows_.find(id);
+  return it == windows_.end() ? nullptr : it->second;
 }
 
 void CommInfo::stop_endpoint() {
@@ -105,16 +106,14 @@ bool am_endpoints_exist() {
 }
 
 bool am_poll() {
-  // Never from inside a request being handled (a safety net: handling never waits).
-  thread_local bool polling = false;
-  if (polling) return false;
   std::unique_lock<std::mutex> g(endpoints_mu, std::try_to_lock);
   if (!g.owns_lock()) return false;  // another thread is polling, or endpoints change
-  polling = true;
+  // Requests run below: a host call they make that calls back into progress (Open MPI's hook)
+  // must not run another request in the middle of this one.
+  progress::EngineSection handling;
   bool did = false;
   for (CommInfo* ci : active())
     did |= ci->endpoint()->poll();
-  polling = false;
   return did;
 }
 

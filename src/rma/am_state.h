@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -75,7 +76,9 @@ struct AmState {
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
-  uint32_t deferred = 0;        // requests waiting in origin queues
+  // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
+  // progress engine, see Window::am_may_have_work).
+  std::atomic<uint32_t> deferred{0};
   uint32_t pscw_completes = 0;  // completes toward the open exposure epoch
   // Fence barrier signals that arrived, by (epoch, round). Keyed by the whole epoch: ranks run
   // up to a barrier ahead (a fence with MPI_MODE_NOPRECEDE has none), so signals of two

@@ -47,7 +47,8 @@ Status Window::am_fence(int assert) {
       AmGuard g(am_->mu);
       ++am_->fence_epoch;
     }
-    if (!force_am_ && ci_->node_size() > 1) barrier_.arrive_and_wait(static_cast<uint16_t>(bits));
+    if (!force_am_ && ci_->node_size() > 1)
+      barrier_.arrive_and_wait(static_cast<uint16_t>(bits), progress::poll);
     return kOk;
   }
   // An error a target reported is returned once the fence is complete: leaving early would

@@ -108,12 +108,13 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
   d.copy.assign(msg, msg + n);
   d.msg = d.copy.data();
   os.queue.push_back(std::move(d));
-  ++am_->deferred;
+  am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  ci_->am_work().fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
 bool Window::am_advance_target(am::Endpoint& ep) {
-  if (!am_->deferred) return false;
+  if (!am_->deferred.load(std::memory_order_relaxed)) return false;
   bool did = false;
   for (auto& [src, os] : am_->origins) {
     while (!os.queue.empty()) {
@@ -121,7 +122,9 @@ bool Window::am_advance_target(am::Endpoint& ep) {
       if (!am_execute(ep, src, os, d)) break;
       ep.finished(src);
       os.queue.pop_front();
-      --am_->deferred;
+      am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) - 1,
+                          std::memory_order_relaxed);
+      ci_->am_work().fetch_sub(1, std::memory_order_relaxed);
       did = true;
     }
   }

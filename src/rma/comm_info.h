@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "util/status.h"
@@ -65,6 +66,9 @@ class CommInfo {
   void add_window(uint64_t id, Window* w);
   void remove_window(uint64_t id);
   Window* window(uint64_t id) const;
+  // Work the windows' message paths have pending (requests waiting, operations in flight):
+  // while none, a poll visits no window.
+  std::atomic<std::size_t>& am_work() { return am_work_; }
 
  private:
   CommInfo() = default;
@@ -86,7 +90,8 @@ class CommInfo {
   class Dispatch;
   Dispatch* dispatch_ = nullptr;
   std::mutex windows_mu_;  // guards windows_; held while the endpoint hands one a request
-  std::vector<std::pair<uint64_t, Window*>> windows_;  // few per communicator
+  std::unordered_map<uint64_t, Window*> windows_;  // thousands at times
+  std::atomic<std::size_t> am_work_{0};
 };
 
 // Runs every communicator's message endpoint once (the progress engine's poller).

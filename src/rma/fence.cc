@@ -32,7 +32,8 @@ Status FenceEpoch::fence(int assert) {
     cpu::mem_sync();
   } else {
     const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
-    const shm::BarrierResult r = w_.barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8));
+    const shm::BarrierResult r =
+        w_.barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8), progress::poll);
     if (r.any != r.all)
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");

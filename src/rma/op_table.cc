@@ -146,7 +146,8 @@ void OpTable::append(TargetElem* t, OpElem* op) {
     t->head = op;
   t->tail = op;
   ++t->live;
-  ++live_ops_;
+  live_ops_.store(live_ops() + 1, std::memory_order_relaxed);
+  if (shared_live_) shared_live_->fetch_add(1, std::memory_order_relaxed);
 }
 
 void OpTable::unlink(TargetElem* t, OpElem* op) {
@@ -159,7 +160,8 @@ void OpTable::unlink(TargetElem* t, OpElem* op) {
   *p = op->next;
   if (t->tail == op) t->tail = prev;
   --t->live;
-  --live_ops_;
+  live_ops_.store(live_ops() - 1, std::memory_order_relaxed);
+  if (shared_live_) shared_live_->fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace osprey::rma

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -101,12 +102,17 @@ class OpTable {
   }
   std::size_t targets() const { return ntargets_; }
   bool empty() const { return ntargets_ == 0; }
-  std::size_t live_ops() const { return live_ops_; }
+  // Read without the window's lock too (the progress engine's hint that it has work here);
+  // changed only under the lock.
+  std::size_t live_ops() const { return live_ops_.load(std::memory_order_relaxed); }
+  // Also counts live operations into `c` (shared by the windows of a communicator).
+  void count_into(std::atomic<std::size_t>* c) { shared_live_ = c; }
 
  private:
   std::vector<TargetElem*> slots_;
   std::size_t ntargets_ = 0;
-  std::size_t live_ops_ = 0;
+  std::atomic<std::size_t> live_ops_{0};
+  std::atomic<std::size_t>* shared_live_ = nullptr;
   // Window-local pools; the global ones are shared (see op_table.cc).
   std::vector<OpElem*> op_pool_;
   std::vector<TargetElem*> target_pool_;

@@ -9,9 +9,9 @@ namespace osprey::rma {
 Status PassiveEpochs::acquire_words(int local, int type) {
   shm::LockWords& l = w_.view_.lock(static_cast<uint32_t>(local));
   if (type == MPI_LOCK_EXCLUSIVE)
-    shm_lock::lock_exclusive(l);
+    shm_lock::lock_exclusive(l, progress::poll);
   else
-    shm_lock::lock_shared(l);
+    shm_lock::lock_shared(l, progress::poll);
   cpu::mem_sync_beside_rmw();  // later accesses happen after the grant
   return kOk;
 }

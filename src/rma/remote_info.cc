@@ -15,7 +15,7 @@ void RemoteInfo::init(MPI_Comm comm, bool uniform, int64_t size, int64_t disp_un
   int64_t mine[2] = {size, disp_unit};
   MPI_Request req;
   PMPI_Iallgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm, &req);
-  progress::wait_host(&req);
+  progress::wait_host(&req, progress::poll);
   sizes_.resize(static_cast<size_t>(n));
   units_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {

@@ -13,33 +13,33 @@ constexpr uint32_t kPresent = 0x2;  // a writer holds or waits for the lock
 constexpr uint32_t kPhase = 0x1;    // which writer (parity of its ticket)
 
 template <class Done>
-void spin_until(Done&& done) {
+void spin_until(Done&& done, progress::Idle idle) {
   if (done()) return;
   progress::Backoff b;
   while (!done()) {
-    progress::poll();
+    if (idle) idle();
     b.pause();
   }
 }
 
 }  // namespace
 
-void lock_shared(shm::LockWords& l) {
+void lock_shared(shm::LockWords& l, progress::Idle idle) {
   const uint32_t w = l.rin.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
   if (w == 0) return;
   // Wait for the writer of this phase to leave (or the next writer's phase to begin).
-  spin_until([&] { return (l.rin.load(std::memory_order_acquire) & kWriterBits) != w; });
+  spin_until([&] { return (l.rin.load(std::memory_order_acquire) & kWriterBits) != w; }, idle);
 }
 
 void unlock_shared(shm::LockWords& l) {
   l.rout.fetch_add(kReaderInc, std::memory_order_release);
 }
 
-void lock_exclusive(shm::LockWords& l) {
+void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
   const uint32_t ticket = l.win.fetch_add(1, std::memory_order_acquire);
-  spin_until([&] { return l.wout.load(std::memory_order_acquire) == ticket; });
+  spin_until([&] { return l.wout.load(std::memory_order_acquire) == ticket; }, idle);
   const uint32_t readers = l.rin.fetch_add(kPresent | (ticket & kPhase), std::memory_order_acquire);
-  spin_until([&] { return l.rout.load(std::memory_order_acquire) == readers; });
+  spin_until([&] { return l.rout.load(std::memory_order_acquire) == readers; }, idle);
 }
 
 void unlock_exclusive(shm::LockWords& l) {

@@ -4,13 +4,15 @@
 // nor a stream of exclusive lockers can starve the other kind.
 #pragma once
 
+#include "progress/engine.h"
 #include "transport/shm/window_segment.h"
 
 namespace osprey::rma::shm_lock {
 
-void lock_shared(shm::LockWords& l);
+// Blocking forms run `idle` while they wait (see progress/engine.h).
+void lock_shared(shm::LockWords& l, progress::Idle idle);
 void unlock_shared(shm::LockWords& l);
-void lock_exclusive(shm::LockWords& l);
+void lock_exclusive(shm::LockWords& l, progress::Idle idle);
 void unlock_exclusive(shm::LockWords& l);
 
 // The same lock taken step by step without blocking: a target takes its own lock for a remote

@@ -14,6 +14,7 @@
 
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
+#include "progress/engine.h"
 #include "rma/am_state.h"
 #include "rma/comm_info.h"
 #include "rma/fence.h"
@@ -163,6 +164,14 @@ class Window {
   // --- message path, called by the communicator's endpoint (rma/am_*.cc) ---
   bool am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n);
   bool am_advance(am::Endpoint& ep);
+  // False when am_advance has nothing to do; without the lock, so that a poll visits only the
+  // windows with work among the many a communicator may have (an answer just stale is caught
+  // by the next poll).
+  bool am_may_have_work() const { return am_work() != 0; }
+  // Requests waiting here and operations in flight from here (counted in CommInfo::am_work).
+  std::size_t am_work() const {
+    return am_ ? am_->deferred.load(std::memory_order_relaxed) + am_->table.live_ops() : 0;
+  }
 
  private:
   Window() = default;
@@ -214,7 +223,7 @@ class Window {
 
   // Message path, origin side (am_origin.cc). Functions taking an AmGuard run with the
   // window's message-path lock (AmState::mu) held and may wait, which releases it meanwhile.
-  using AmGuard = std::unique_lock<std::mutex>;
+  using AmGuard = progress::EngineLock;
   am::Endpoint& endpoint() const;
   void am_pause(AmGuard& g, progress::Backoff& b);
   std::vector<int> am_target_ranks() const;

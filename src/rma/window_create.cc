@@ -70,7 +70,7 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const uint32_t me_local = static_cast<uint32_t>(ci_->node_rank());
   const bool with_data = kind_for(flavor_) == shm::MemKind::kSegment;
   const bool dynamic = flavor_ == Flavor::kDynamic;
-  const am::SetupLink link(ci_->priv(), setup_tag(id_));
+  const am::SetupLink link(ci_->priv(), setup_tag(id_), progress::poll);
   MemberInit me{my_size,   disp_unit_,
                 user_base, static_cast<int32_t>(getpid()),
                 rank_,     static_cast<uint32_t>(kind_for(flavor_)),
@@ -242,6 +242,7 @@ Status Window::create(const Args& a, Window** out) {
     init_global_pools(config().op_pool_global, config().target_pool_global);
     w->am_ = std::make_unique<AmState>();
     w->am_->table.init(config().slots, config().op_pool_local, config().target_pool_local);
+    w->am_->table.count_into(&ci->am_work());
   }
   if (!ci->all_on_node())
     w->remote_.init(a.comm, v[2] == -v[3] && v[4] == -v[5], w->size_, w->disp_unit_);

@@ -31,9 +31,9 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
         if (threads_) return nullptr;  // the general path serializes lazy acquisition
         shm::LockWords& l = view_.lock(local);
         if (e->type == MPI_LOCK_EXCLUSIVE)
-          shm_lock::lock_exclusive(l);
+          shm_lock::lock_exclusive(l, progress::poll);
         else
-          shm_lock::lock_shared(l);
+          shm_lock::lock_shared(l, progress::poll);
         cpu::mem_sync_beside_rmw();
         e->held.store(true, std::memory_order_relaxed);
       }

@@ -35,7 +35,7 @@ void run_processes(int procs) {
         s->phase_count[r].fetch_add(1);
         // Everyone contributes bit 0; only rank 0 contributes bit 1, in even rounds.
         const uint16_t bits = 1u | ((p == 0 && r % 2 == 0) ? 2u : 0u);
-        BarrierResult res = b.arrive_and_wait(bits);
+        BarrierResult res = b.arrive_and_wait(bits, nullptr);
         if (s->phase_count[r].load() != procs) s->errors.fetch_add(1);
         const uint32_t want_any = (r % 2 == 0) ? 3u : 1u, want_all = procs == 1 ? want_any : 1u;
         if (res.all != want_all || res.any != want_any) s->errors.fetch_add(1);

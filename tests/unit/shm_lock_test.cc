@@ -52,9 +52,9 @@ bool eventually(Cond&& cond) {
 TEST(ShmLock, SharedHoldersCoexistInOneThread) {
   shm::LockWords l{};
   // A second shared lock while the first is held must not wait (it would spin forever here).
-  lock_shared(l);
-  lock_shared(l);
-  lock_shared(l);
+  lock_shared(l, nullptr);
+  lock_shared(l, nullptr);
+  lock_shared(l, nullptr);
   unlock_shared(l);
   unlock_shared(l);
   unlock_shared(l);
@@ -71,7 +71,7 @@ TEST(ShmLock, SharedHoldersCoexistAcrossThreads) {
   for (int t = 0; t < kThreads; ++t)
     ts.emplace_back([&] {
       start.arrive_and_wait();
-      lock_shared(l);
+      lock_shared(l, nullptr);
       inside.fetch_add(1);
       // Every reader keeps holding until all are in: only possible if none excludes another.
       if (!eventually([&] { return inside.load() == kThreads; })) all_met = false;
@@ -97,14 +97,14 @@ TEST(ShmLock, ExclusiveExcludesEveryone) {
       for (int i = 0; i < kIters; ++i) {
         // Mix in shared holders so that exclusion against readers is exercised as well.
         if ((i + t) % 4 == 0) {
-          lock_shared(l);
+          lock_shared(l, nullptr);
           readers.fetch_add(1);
           if (writers.load() != 0) violations.fetch_add(1);
           readers.fetch_sub(1);
           unlock_shared(l);
           continue;
         }
-        lock_exclusive(l);
+        lock_exclusive(l, nullptr);
         if (writers.fetch_add(1) != 0 || readers.load() != 0) violations.fetch_add(1);
         ++counter;
         writers.fetch_sub(1);
@@ -120,10 +120,10 @@ TEST(ShmLock, ExclusiveExcludesEveryone) {
 
 TEST(ShmLock, BlockingWriterWaitsForReaderInAnotherThread) {
   shm::LockWords l{};
-  lock_shared(l);
+  lock_shared(l, nullptr);
   std::atomic<bool> got{false};
   std::thread w([&] {
-    lock_exclusive(l);
+    lock_exclusive(l, nullptr);
     got = true;
     unlock_exclusive(l);
   });
@@ -248,7 +248,7 @@ TEST(ShmAsyncLock, ReleaseOfALockNotHeldDoesNothing) {
 
 TEST(ShmAsyncLock, MixesWithBlockingLockers) {
   shm::LockWords l{};
-  lock_exclusive(l);
+  lock_exclusive(l, nullptr);
   AsyncLock r = shared_req(), w = exclusive_req();
   EXPECT_FALSE(advance(r, l));
   EXPECT_FALSE(advance(w, l));
@@ -258,7 +258,7 @@ TEST(ShmAsyncLock, MixesWithBlockingLockers) {
   release(r, l);
   EXPECT_TRUE(advance(w, l));
   release(w, l);
-  lock_shared(l);  // would spin forever if the async writer had left anything behind
+  lock_shared(l, nullptr);  // would spin forever if the async writer had left anything behind
   unlock_shared(l);
   expect_quiescent(l);
 }

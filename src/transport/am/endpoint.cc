@@ -72,7 +72,7 @@ void Endpoint::post(int slot) {
 }
 
 int Endpoint::new_tags() {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   const int t = kTagSpaceBase + next_tag_;
   next_tag_ = (next_tag_ + 4) % kTagSpaceSize;
   return t;
@@ -80,7 +80,7 @@ int Endpoint::new_tags() {
 
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
                            const dt::TypeInfo& t, uint32_t* pending) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
   PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
@@ -112,13 +112,13 @@ bool Endpoint::reap_counted() {
 }
 
 bool Endpoint::reap() {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   const bool counted = reap_counted();
   return reap_sends() | counted;
 }
 
 void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   PMPI_Isend(o.buf.data(), static_cast<int>(o.buf.size()), MPI_BYTE, dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
@@ -140,7 +140,7 @@ std::vector<char> take_buffer(std::vector<std::vector<char>>& spare, std::size_t
 }  // namespace
 
 bool Endpoint::reserve(int dest) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   if (!credits_.can_send(dest)) {
     stalled(dest);
     return false;
@@ -150,12 +150,12 @@ bool Endpoint::reserve(int dest) {
 }
 
 void Endpoint::send_reserved(int dest, Request& r, const Part* parts, int n) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   send_request(dest, r, parts, n);
 }
 
 bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   if (!credits_.can_send(dest)) {
     stalled(dest);
     return false;
@@ -185,12 +185,12 @@ void Endpoint::send_request(int dest, Request& r, const Part* parts, int n) {
 }
 
 void Endpoint::on_reply(int src, const Reply& r) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   credits_.returned(src, r.credits_back);
 }
 
 void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   Reply h{};
   h.status = status;
   h.credits_back = credits_.take_owed(dest);
@@ -270,7 +270,7 @@ void Endpoint::on_system(int src, const System& s) {
 }
 
 void Endpoint::finished(int src) {
-  std::lock_guard<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   const uint32_t back = credits_.processed(src);
   if (back) send_system(src, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
 }
@@ -293,11 +293,11 @@ bool Endpoint::reap_sends() {
 bool Endpoint::poll() {
   std::unique_lock<std::mutex> poller(poll_mu_, std::try_to_lock);
   if (!poller.owns_lock()) return false;  // another thread is the poller now
-  std::unique_lock<std::mutex> g(mu_);
+  progress::EngineLock g(mu_);
   return poll_locked(g);
 }
 
-bool Endpoint::poll_locked(std::unique_lock<std::mutex>& g) {
+bool Endpoint::poll_locked(progress::EngineLock& g) {
   // Every MPI test runs the host's whole progress engine, so tests are rationed: the request
   // slot every time, system messages and finished sends less often (both are rare or cheap
   // to leave for later; credits are only needed by a stalled sender).

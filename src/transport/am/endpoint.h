@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "datatype/type_info.h"
+#include "progress/engine.h"
 #include "transport/am/credits.h"
 #include "transport/am/packet.h"
 
@@ -134,7 +135,7 @@ class Endpoint {
   std::deque<Outgoing> sends_;
   std::vector<Outgoing> counted_;  // sends someone counts (tested every poll, in any order)
   bool reap_counted();
-  bool poll_locked(std::unique_lock<std::mutex>& g);
+  bool poll_locked(progress::EngineLock& g);
   std::vector<std::vector<char>> spare_;  // recycled send buffers
   Stats stats_;
   bool warned_ = false;

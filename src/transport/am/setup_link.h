@@ -1,6 +1,7 @@
 // Small records exchanged point to point among the ranks of a communicator while a window is
 // set up (each rank to its node root and back), tagged so that concurrent setups cannot mix.
-// Every wait runs osprey's progress: a peer may need this process to serve requests meanwhile.
+// Waits run what the caller passes as `idle`: window setup is a safe point, and a peer may need
+// this process to serve requests meanwhile.
 #pragma once
 
 #include <mpi.h>
@@ -8,11 +9,13 @@
 #include <cstddef>
 #include <vector>
 
+#include "progress/engine.h"
+
 namespace osprey::am {
 
 class SetupLink {
  public:
-  SetupLink(MPI_Comm comm, int tag) : comm_(comm), tag_(tag) {}
+  SetupLink(MPI_Comm comm, int tag, progress::Idle idle) : comm_(comm), tag_(tag), idle_(idle) {}
 
   void send(int dest, const void* p, std::size_t n) const;
   void receive(int src, void* p, std::size_t n) const;
@@ -24,6 +27,7 @@ class SetupLink {
  private:
   MPI_Comm comm_;
   int tag_;
+  progress::Idle idle_;
 };
 
 }  // namespace osprey::am

@@ -36,7 +36,7 @@ std::size_t barrier_slot_count(uint32_t nranks) {
 NodeBarrier::NodeBarrier(BarrierSlot* slots, uint32_t nranks, uint32_t me)
     : slots_(slots), n_(nranks), me_(me), rounds_(rounds_for(nranks)) {}
 
-BarrierResult NodeBarrier::arrive_and_wait(uint16_t flags) {
+BarrierResult NodeBarrier::arrive_and_wait(uint16_t flags, progress::Idle idle) {
   cpu::mem_sync();  // expose everything this rank did before the barrier
   const uint32_t e = ++epoch_;
   const uint32_t parity = e & 1;
@@ -51,7 +51,7 @@ BarrierResult NodeBarrier::arrive_and_wait(uint16_t flags) {
     if (!reached(w, e)) {
       progress::Backoff b;
       while (!reached(w = in.word.load(std::memory_order_acquire), e)) {
-        progress::poll();
+        if (idle) idle();
         if (!b.sleeping()) {
           b.pause();
           continue;

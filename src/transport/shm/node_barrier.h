@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "progress/engine.h"
 #include "util/cpu.h"
 
 namespace osprey::shm {
@@ -32,8 +33,9 @@ class NodeBarrier {
   NodeBarrier() = default;
   NodeBarrier(BarrierSlot* slots, uint32_t nranks, uint32_t me);
 
-  // Blocks until every rank arrived; full memory barriers before and after.
-  BarrierResult arrive_and_wait(uint16_t flags);
+  // Blocks until every rank arrived, running `idle` while it waits (see progress/engine.h);
+  // full memory barriers before and after.
+  BarrierResult arrive_and_wait(uint16_t flags, progress::Idle idle);
 
  private:
   BarrierSlot& slot(uint32_t owner, uint32_t round, uint32_t parity) const {
