@@ -5,10 +5,13 @@ prints per metric the engines' medians and the median of the per-pair ratios of 
 peer, over the pairs whose placement did not change. For one-off questions; bench/run.py runs
 the whole suite.
 
-  bench/compare.py [--pairs 5] [--np 2] [--build build] [--openmpi] [--am] -- <benchmark> [args]
+  bench/compare.py [--pairs 5] [--np 2] [--build build] [--openmpi] [--am] [--baseline DIR]
+                   -- <benchmark> [args]
 
 <benchmark> is a name in build/bench (e.g. rma_latency -s fence -o put -M 8). Node path by
-default: osprey against MPICH (and Open MPI with --openmpi); --am: the message path."""
+default: osprey against MPICH (and Open MPI with --openmpi); --am: the message path.
+--baseline DIR: also osprey as built in DIR (e.g. a worktree of an earlier commit), preloaded
+into the same benchmark binaries, for before/after comparisons of a change."""
 import argparse
 import os
 import statistics
@@ -26,20 +29,24 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--openmpi", action="store_true", help="also run <benchmark>.openmpi")
     ap.add_argument("--am", action="store_true", help="the message path")
+    ap.add_argument("--baseline", help="build folder of the osprey to compare against")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    baseline = os.path.abspath(a.baseline) if a.baseline else None
     if not cmd:
         ap.error("no benchmark command")
     section = "message" if a.am else "node"
     names = [engines.OSPREY[section]] + [p for p in engines.PEERS[section]
                                          if p != "openmpi" or a.openmpi]
+    if baseline:
+        names.insert(1, "baseline_am" if a.am else "baseline")
     pairs = []
     for i in range(a.pairs):
         before, _ = engines.probe(a.build)
         got = {}
         for e in names if i % 2 == 0 else names[::-1]:
-            got[e], why = engines.run(e, a.np, cmd, a.build)
+            got[e], why = engines.run(e, a.np, cmd, a.build, baseline=baseline)
             if why:
                 sys.exit(f"compare: {e}: {why}")
         after, _ = engines.probe(a.build)

@@ -7,7 +7,9 @@ An engine is the MPI that launches the binary plus what answers its RMA calls:
   openmpi       Open MPI's RMA, osc/sm for allocated    (mpiexec.openmpi, <bench>.openmpi)
                 windows, osc/pt2pt for the others
   host_nolocal  MPICH's RMA with its shared-memory path off (MPIR_CVAR_NOLOCAL=1)
-  osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)"""
+  osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)
+  baseline      osprey from another build (an earlier commit), preloaded the same way
+  baseline_am   the same with OSPREY_TRANSPORT=am"""
 import os
 import re
 import shutil
@@ -21,6 +23,8 @@ LABELS = {
     "openmpi": "Open MPI",
     "host_nolocal": "MPICH (NOLOCAL)",
     "osprey_am": "osprey (am)",
+    "baseline": "baseline",
+    "baseline_am": "baseline (am)",
 }
 # Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here; sm is
 # its fastest on a node and pt2pt covers the flavors sm cannot. Binding off, as under MPICH's
@@ -48,18 +52,19 @@ def available(engine, build):
     return bool(mpiexec("mpich"))
 
 
-def command(engine, np, argv, build):
-    """The command line and environment that run argv[0] (a name in build/bench) under engine."""
+def command(engine, np, argv, build, baseline=None):
+    """The command line and environment that run argv[0] (a name in build/bench) under engine;
+    the baseline engines preload the library of the build folder `baseline`."""
     env = dict(os.environ)
     binary = os.path.join(build, "bench", argv[0])
-    lib = os.path.join(build, "lib", "libosprey.so")
+    lib = os.path.join(baseline if engine.startswith("baseline") else build, "lib", "libosprey.so")
     if engine == "openmpi":
         env.update(OPENMPI_ENV)
         return [mpiexec("openmpi"), "-n", str(np), binary + ".openmpi"] + argv[1:], env
     cmd = [mpiexec("mpich"), "-n", str(np)]
-    if engine.startswith("osprey"):
+    if engine.startswith(("osprey", "baseline")):
         cmd += ["-genv", "LD_PRELOAD", lib]
-    if engine == "osprey_am":
+    if engine.endswith("_am"):
         env["OSPREY_TRANSPORT"] = "am"
     if engine == "host_nolocal":
         env["MPIR_CVAR_NOLOCAL"] = "1"
@@ -71,12 +76,12 @@ def parse(text):
     return {(m.group(1), int(m.group(2))): float(m.group(3)) for m in LINE.finditer(text)}
 
 
-def run(engine, np, argv, build, timeout=60):
+def run(engine, np, argv, build, timeout=60, baseline=None):
     """Runs one benchmark (each takes seconds; MPICH now and then stalls for good with more ranks
     than cores, hence the timeout); returns ({(metric, x): value}, None) or ({}, why it failed). Checks
     that the engine that answered is the one asked for, so a preload that did not take cannot
     pass for osprey."""
-    cmd, env = command(engine, np, argv, build)
+    cmd, env = command(engine, np, argv, build, baseline)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -86,7 +91,7 @@ def run(engine, np, argv, build, timeout=60):
         return {}, f"exit {p.returncode}: " + " | ".join(tail)
     m = re.search(r"^ENGINE (\S+)", p.stdout, re.M)
     answered = m.group(1) if m else None
-    if answered is not None and (answered == "osprey") != engine.startswith("osprey"):
+    if answered is not None and (answered == "osprey") != engine.startswith(("osprey", "baseline")):
         return {}, f"RMA answered by {answered}, not {engine}"
     return parse(p.stdout), None
 
