@@ -11,7 +11,9 @@ constexpr int kMaxPollers = 8;
 std::atomic<Poller> pollers[kMaxPollers];
 std::atomic<int> npollers{0};
 
-thread_local int engine_depth = 0;  // engine locks and sections this thread is inside
+// Engine locks and sections this thread is inside. initial-exec: a plain load, no call, on every
+// lock and poll (the library is preloaded or linked, never dlopen()ed late).
+thread_local int engine_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 }  // namespace
 

@@ -339,28 +339,32 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   }
   // Send in order; the synchronization rides on the last one sent (or, if there is none, on a
   // request of its own). Without credits, wait (other threads may queue more meanwhile: they
-  // go out too, in order).
+  // go out too, in order). After a send the next pending op is the one after it; after a
+  // pause it is searched again (another thread may have sent ours, and they may be reaped).
   progress::Backoff b;
   bool carried = !sync_flags;
+  OpElem* o = first_pending();
   for (;;) {
-    OpElem* o = first_pending();
     if (!o) {
       if (carried) break;
       OpElem* s = am_sync_elem(g, te);
       s->kind = Kind::kSync;
       am_->table.append(te, s);
       ++te->pending;
+      o = first_pending();
       continue;
     }
     const uint16_t lock = am_lock_needed(te->rank);
     const bool last = o == te->tail;
     if (!am_send(te, o, static_cast<uint16_t>(lock | (last ? sync_flags : 0)))) {
       am_pause(g, b);
+      o = first_pending();
       continue;
     }
     if (lock) am_lock_sent(te->rank);
     --te->pending;
     carried = carried || last;
+    o = o->next;
   }
   --te->busy;
 }

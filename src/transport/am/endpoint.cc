@@ -293,8 +293,13 @@ bool Endpoint::reap_sends() {
 bool Endpoint::poll() {
   std::unique_lock<std::mutex> poller(poll_mu_, std::try_to_lock);
   if (!poller.owns_lock()) return false;  // another thread is the poller now
-  progress::EngineLock g(mu_);
-  return poll_locked(g);
+  bool did;
+  {
+    progress::EngineLock g(mu_);
+    did = poll_locked(g);
+  }
+  // The engine advances its waiting work without mu_ (it sends through this endpoint).
+  return handler_->advance(*this) || did;
 }
 
 bool Endpoint::poll_locked(progress::EngineLock& g) {
@@ -343,9 +348,6 @@ bool Endpoint::poll_locked(progress::EngineLock& g) {
     post(slot);
   }
   if (!counted_.empty()) did |= reap_counted();
-  g.unlock();
-  did |= handler_->advance(*this);
-  g.lock();
   if ((polls_ & 31) == 0 || sends_.size() > 32) did |= reap_sends();
   return did;
 }

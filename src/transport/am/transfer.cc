@@ -52,8 +52,7 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Coun
   return x;
 }
 
-bool Transfer::test() {
-  if (idle()) return true;
+bool Transfer::test_host() {
   int done = 0;
   PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
   if (!done) return false;
