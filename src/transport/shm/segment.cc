@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include "util/log.h"
 
@@ -24,6 +25,31 @@ bool dev_shm_has_room(std::size_t bytes) {
   if (statvfs("/dev/shm", &s) != 0) return false;
   // Keep a margin: other segments of this job may be growing at the same time.
   return static_cast<unsigned long long>(s.f_bavail) * s.f_frsize >= bytes + bytes / 8 + (1 << 20);
+}
+
+// Memory the kernel could still give (RAM it can free, and swap); true when it cannot tell.
+bool memory_has_room(std::size_t bytes) {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return true;
+  unsigned long long avail_kb = 0, swap_kb = 0, v = 0;
+  char key[64];
+  bool found = false;
+  while (std::fscanf(f, "%63s %llu kB", key, &v) == 2) {
+    if (std::strcmp(key, "MemAvailable:") == 0) {
+      avail_kb = v;
+      found = true;
+    }
+    if (std::strcmp(key, "SwapFree:") == 0) swap_kb = v;
+  }
+  std::fclose(f);
+  return !found || (avail_kb + swap_kb) * 1024 >= bytes;
+}
+
+// Sizes the file and takes its pages now: a file that is only truncated to size gets its pages
+// at first touch, and a full tmpfs then kills the process with SIGBUS instead of failing here.
+bool size_and_reserve(int fd, std::size_t bytes) {
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) return false;
+  return bytes == 0 || posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0;
 }
 
 char* map_fd(int fd, std::size_t bytes) {
@@ -59,7 +85,7 @@ Status Segment::create(std::size_t bytes, Segment& out, SegmentName& name) {
     int fd = shm_open(name.path, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd >= 0) {
       char* p = nullptr;
-      if (ftruncate(fd, static_cast<off_t>(bytes)) == 0) p = map_fd(fd, bytes);
+      if (size_and_reserve(fd, bytes)) p = map_fd(fd, bytes);
       close(fd);
       if (p) {
         name.backing = kPosix;
@@ -78,10 +104,12 @@ Status Segment::create(std::size_t bytes, Segment& out, SegmentName& name) {
 Status Segment::create_file(std::size_t bytes, Segment& out, SegmentName& name) {
   out.release();
   name = SegmentName{};
+  if (!memory_has_room(bytes))
+    return Err(MPI_ERR_NO_MEM, "osprey: not enough memory for the window");
   int fd = memfd_create("osprey-window", MFD_CLOEXEC);
   if (fd >= 0) {
     char* p = nullptr;
-    if (ftruncate(fd, static_cast<off_t>(bytes)) == 0) p = map_fd(fd, bytes);
+    if (size_and_reserve(fd, bytes)) p = map_fd(fd, bytes);
     if (p) {
       std::snprintf(name.path, sizeof name.path, "/proc/%d/fd/%d", static_cast<int>(getpid()), fd);
       name.backing = kMemfd;
@@ -125,6 +153,8 @@ void Segment::unlink(SegmentName& name) {
 
 Status Segment::create_private(std::size_t bytes, Segment& out) {
   out.release();
+  if (!memory_has_room(bytes))
+    return Err(MPI_ERR_NO_MEM, "osprey: not enough memory for the window");
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return Err(MPI_ERR_NO_MEM, "osprey: cannot map window memory");
   out.base_ = static_cast<char*>(p);
