@@ -2,6 +2,7 @@
 // every window of the communicator advance its waiting work.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "rma/comm_info.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
+#include "transport/am/request_check.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -37,13 +39,10 @@ class CommInfo::Dispatch : public am::Handler {
   explicit Dispatch(CommInfo* ci) : ci_(ci) {}
   bool on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) override {
     const auto* r = reinterpret_cast<const am::Request*>(msg);
+    if (const int cls = am::check_request(msg, n)) return reject(ep, src, msg, n, cls);
     std::lock_guard<std::mutex> g(ci_->windows_mu_);
     Window* w = ci_->window(r->window);
-    if (!w) {
-      OSPREY_LOG(1, "request for unknown window %llu from rank %d dropped",
-                 static_cast<unsigned long long>(r->window), src);
-      return true;
-    }
+    if (!w) return reject(ep, src, msg, n, MPI_ERR_WIN);
     return w->am_on_request(ep, src, msg, n);
   }
   bool advance(am::Endpoint& ep) override {
@@ -56,6 +55,16 @@ class CommInfo::Dispatch : public am::Handler {
   }
 
  private:
+  // A request nothing may act on: its sender learns why, if it can be answered at all.
+  static bool reject(am::Endpoint& ep, int src, const char* msg, std::size_t n, int cls) {
+    OSPREY_LOG(1, "malformed request from rank %d dropped (error class %d)", src, cls);
+    if (n >= sizeof(am::Request)) {
+      am::Request r;
+      std::memcpy(&r, msg, sizeof r);
+      if (r.reply_tag && am::reply_tag_ok(r.reply_tag)) ep.reply(src, r.reply_tag, cls, nullptr, 0);
+    }
+    return true;
+  }
   CommInfo* ci_;
 };
 

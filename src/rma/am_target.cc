@@ -196,7 +196,8 @@ bool Window::am_await_layout(am::Endpoint& ep, int src, OriginState& os, const a
   // Into the slot the origin chose: its earlier requests that named the slot have all run.
   if (!os.layouts) os.layouts.reset(new dt::TypeInfo[am::kLayoutSlots]);
   dt::TypeInfo& t = os.layouts[r.type_slot];
-  if (!am::decode_layout(wire, r.layout_bytes, t.blocks)) t.blocks.clear();
+  const uint64_t element_bytes = r.tcount > 0 ? r.bytes / static_cast<uint64_t>(r.tcount) : 0;
+  if (!am::decode_layout(wire, r.layout_bytes, element_bytes, t.blocks)) t.blocks.clear();
   MPI_Aint lo = 0, hi = 0;
   for (const dt::Block& x : t.blocks) {
     lo = &x == &t.blocks[0] ? x.off : std::min(lo, x.off);
@@ -231,6 +232,19 @@ Status Window::am_target_type(const am::Request& r, OriginState& os, dt::TypeInf
     t->true_extent = t->size;
   } else {
     t->extent = r.textent;
+  }
+  // The data the layout covers must be the data the request carries (a corrupt request must
+  // not make the target read past its payload).
+  if (st.ok() && r.tcount) {
+    uint64_t per = 0, total = 0;
+    if (t->dense) {
+      per = r.bytes / static_cast<uint64_t>(r.tcount);
+    } else {
+      for (const dt::Block& x : t->blocks)
+        per += static_cast<uint64_t>(x.len);
+    }
+    if (__builtin_mul_overflow(per, static_cast<uint64_t>(r.tcount), &total) || total != r.bytes)
+      st = Err(MPI_ERR_INTERN, "osprey: a request's layout does not match its data");
   }
   *out = t;
   return st;

@@ -326,6 +326,12 @@ bool Endpoint::poll_locked(progress::EngineLock& g) {
     int count = 0;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     const char* msg = space_.data() + static_cast<std::size_t>(slot) * slot_bytes_;
+    if (static_cast<std::size_t>(count) < sizeof(Request)) {
+      // Not even a header (nothing to answer, no credit to account): dropped.
+      OSPREY_LOG(1, "truncated request of %d bytes from rank %d dropped", count, st.MPI_SOURCE);
+      post(slot);
+      continue;
+    }
     const Request* r = reinterpret_cast<const Request*>(msg);
     if (r->credits_back) credits_.returned(st.MPI_SOURCE, r->credits_back);
     if (!credits_.received(st.MPI_SOURCE) && !warned_) {

@@ -39,13 +39,20 @@ void encode_layout(const dt::TypeInfo& t, std::vector<char>& out) {
   }
 }
 
-bool decode_layout(const char* p, std::size_t n, std::vector<dt::Block>& blocks) {
+bool decode_layout(const char* p, std::size_t n, uint64_t data_bytes,
+                   std::vector<dt::Block>& blocks) {
   LayoutHead h;
   if (n < sizeof h) return false;
   std::memcpy(&h, p, sizeof h);
   blocks.clear();
   if (h.form == LayoutForm::kStrided) {
     if (n != sizeof h || h.count == 0 || h.len <= 0) return false;
+    // Every block, the first and the last included, must lie inside the 64-bit offsets.
+    const __int128 last = h.off + static_cast<__int128>(h.count - 1) * h.stride;
+    const __int128 lowest = last < h.off ? last : h.off, highest = last < h.off ? h.off : last;
+    if (static_cast<__int128>(h.count) * h.len > data_bytes || lowest < INT64_MIN ||
+        highest + h.len > INT64_MAX)
+      return false;
     blocks.reserve(h.count);
     for (uint32_t i = 0; i < h.count; ++i)
       blocks.push_back({h.off + static_cast<MPI_Aint>(i) * h.stride, h.len});
@@ -55,10 +62,14 @@ bool decode_layout(const char* p, std::size_t n, std::vector<dt::Block>& blocks)
       n != sizeof h + static_cast<std::size_t>(h.count) * sizeof(LayoutBlock))
     return false;
   blocks.resize(h.count);
+  uint64_t total = 0;
   for (uint32_t i = 0; i < h.count; ++i) {
     LayoutBlock w;
     std::memcpy(&w, p + sizeof h + i * sizeof w, sizeof w);
-    if (w.len <= 0) return false;
+    int64_t end = 0;
+    if (w.len <= 0 || __builtin_add_overflow(w.off, w.len, &end) ||
+        __builtin_add_overflow(total, static_cast<uint64_t>(w.len), &total) || total > data_bytes)
+      return false;
     blocks[i] = {w.off, w.len};
   }
   return true;

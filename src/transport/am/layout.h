@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "datatype/type_info.h"
@@ -12,7 +13,10 @@ namespace osprey::am {
 // Appends the wire form of t's blocks to out.
 void encode_layout(const dt::TypeInfo& t, std::vector<char>& out);
 
-// The blocks of a wire layout of n bytes; false (and nothing useful) if it is malformed.
-bool decode_layout(const char* p, std::size_t n, std::vector<dt::Block>& blocks);
+// The blocks of a wire layout of n bytes, which cover `data_bytes` (one element of the
+// request's datatype) in all; false (and nothing useful) if it is malformed or covers more:
+// a corrupt count must not make the target allocate without bound.
+bool decode_layout(const char* p, std::size_t n, uint64_t data_bytes,
+                   std::vector<dt::Block>& blocks);
 
 }  // namespace osprey::am

@@ -1,0 +1,70 @@
+#include "transport/am/request_check.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "datatype/basic.h"
+#include "datatype/ops.h"
+
+namespace osprey::am {
+namespace {
+
+constexpr uint16_t kKnownFlags = kLockShared | kLockExclusive | kUnlock | kFlush | kSeparateData |
+                                 kSeparateLayout | kFenceEpoch | kPscwEpoch | kDynamic | kNoCheck |
+                                 kTypeStore | kTypeCached;
+
+bool in_tag_range(int tag, int span) {
+  return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
+}
+
+bool carries_payload(Kind k, uint8_t op) {
+  const bool fetch_only = (k == Kind::kGetAcc || k == Kind::kFop) &&
+                          op == static_cast<uint8_t>(dt::Op::kNoOp);
+  return !fetch_only && (k == Kind::kPut || k == Kind::kAcc || k == Kind::kGetAcc ||
+                         k == Kind::kFop || k == Kind::kCas);
+}
+
+bool combines(Kind k) {
+  return k == Kind::kAcc || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
+}
+
+}  // namespace
+
+bool reply_tag_ok(int tag) {
+  return tag == 0 || in_tag_range(tag, 0);
+}
+
+int check_request(const char* msg, std::size_t n) {
+  if (n < sizeof(Request)) return MPI_ERR_TRUNCATE;
+  Request r;
+  std::memcpy(&r, msg, sizeof r);  // the slot may not be aligned for a peer's layout
+  if (r.kind < Kind::kPut || r.kind > Kind::kFence) return MPI_ERR_INTERN;
+  if (r.flags & ~kKnownFlags) return MPI_ERR_INTERN;
+  if (!reply_tag_ok(r.reply_tag)) return MPI_ERR_TAG;
+  if ((r.flags & (kSeparateData | kSeparateLayout)) && !in_tag_range(r.data_tag, 3))
+    return MPI_ERR_TAG;
+  if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return 0;
+  if (r.tcount < 0) return MPI_ERR_COUNT;
+  if (r.repr > static_cast<uint8_t>(dt::Repr::kBytes)) return MPI_ERR_TYPE;
+  if (combines(r.kind)) {
+    if (r.op >= static_cast<uint8_t>(dt::Op::kInvalid)) return MPI_ERR_OP;
+    if (r.bytes && (r.elem_size == 0 || r.bytes % r.elem_size != 0)) return MPI_ERR_TYPE;
+  }
+  const bool store = r.flags & kTypeStore, cached = r.flags & kTypeCached;
+  if (store && cached) return MPI_ERR_INTERN;
+  if ((store || cached) && r.type_slot >= kLayoutSlots) return MPI_ERR_INTERN;
+  if ((r.flags & kSeparateLayout) && !store) return MPI_ERR_INTERN;
+  // What follows the header, in order: an inline layout, a compare operand, an inline payload.
+  uint64_t need = 0;
+  if (store && !(r.flags & kSeparateLayout)) need += r.layout_bytes;
+  if (r.kind == Kind::kCas) need += r.elem_size;
+  if (carries_payload(r.kind, r.op) && !(r.flags & kSeparateData) &&
+      __builtin_add_overflow(need, r.bytes, &need))
+    return MPI_ERR_TRUNCATE;
+  if (need > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
+  return 0;
+}
+
+}  // namespace osprey::am

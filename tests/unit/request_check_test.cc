@@ -1,0 +1,213 @@
+// A target's first look at an arriving request (transport/am/request_check.h): well-formed
+// requests of every kind pass, each kind of damage is refused with its class, and mutated and
+// truncated packets never make the checker or the layout decoder read outside the message (the
+// sanitizer builds run this too).
+#include "transport/am/request_check.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "datatype/basic.h"
+#include "datatype/ops.h"
+#include "transport/am/layout.h"
+
+namespace osprey::am {
+namespace {
+
+constexpr int kTag = kTagSpaceBase + 4;
+
+// A request with its inline parts: layout (if any), compare operand (CAS), payload.
+std::vector<char> packet(Request r, const std::vector<char>& layout = {}) {
+  std::vector<char> m(sizeof r);
+  r.layout_bytes = static_cast<uint32_t>(layout.size());
+  std::memcpy(m.data(), &r, sizeof r);
+  if (!layout.empty()) {
+    m.resize(sizeof r + layout.size());
+    std::memcpy(m.data() + sizeof r, layout.data(), layout.size());
+  }
+  if (r.kind == Kind::kCas) m.resize(m.size() + r.elem_size, 'c');
+  const bool fetch_only = (r.kind == Kind::kFop || r.kind == Kind::kGetAcc) &&
+                          r.op == static_cast<uint8_t>(dt::Op::kNoOp);
+  if (r.kind != Kind::kGet && r.kind != Kind::kSync && r.kind != Kind::kComplete &&
+      r.kind != Kind::kFence && !fetch_only && !(r.flags & kSeparateData))
+    m.resize(m.size() + r.bytes, 'd');
+  return m;
+}
+
+Request base(Kind k, uint64_t bytes) {
+  Request r{};
+  r.kind = k;
+  r.op = static_cast<uint8_t>(dt::Op::kSum);
+  r.repr = static_cast<uint8_t>(dt::Repr::kI64);
+  r.elem_size = 8;
+  r.bytes = bytes;
+  r.tcount = static_cast<int64_t>(bytes / 8);
+  r.reply_tag = kTag;
+  return r;
+}
+
+std::vector<char> strided_layout() {
+  dt::TypeInfo t;
+  for (int i = 0; i < 4; ++i)
+    t.blocks.push_back({i * 32, 8});
+  std::vector<char> wire;
+  encode_layout(t, wire);
+  return wire;
+}
+
+std::vector<std::vector<char>> valid_packets() {
+  std::vector<std::vector<char>> v;
+  for (Kind k : {Kind::kPut, Kind::kGet, Kind::kAcc, Kind::kGetAcc})
+    v.push_back(packet(base(k, 64)));
+  v.push_back(packet(base(Kind::kFop, 8)));
+  v.push_back(packet(base(Kind::kCas, 8)));
+  Request noop = base(Kind::kGetAcc, 32);
+  noop.op = static_cast<uint8_t>(dt::Op::kNoOp);
+  v.push_back(packet(noop));
+  Request stored = base(Kind::kPut, 32);
+  stored.flags = kTypeStore;
+  stored.type_slot = 3;
+  v.push_back(packet(stored, strided_layout()));
+  Request separate = base(Kind::kAcc, 1 << 20);
+  separate.flags = kSeparateData | kLockExclusive | kUnlock;
+  separate.data_tag = kTag + 1;
+  v.push_back(packet(separate));
+  for (Kind k : {Kind::kSync, Kind::kComplete, Kind::kFence}) {
+    Request s{};
+    s.kind = k;
+    v.push_back(packet(s));
+  }
+  return v;
+}
+
+int check(const std::vector<char>& m) {
+  return check_request(m.data(), m.size());
+}
+
+TEST(RequestCheck, WellFormedRequestsPass) {
+  for (const auto& m : valid_packets())
+    EXPECT_EQ(check(m), 0) << "kind " << static_cast<int>(m[0]);
+}
+
+TEST(RequestCheck, EachKindOfDamageIsRefused) {
+  const std::vector<char> put = packet(base(Kind::kPut, 64));
+  EXPECT_EQ(check_request(put.data(), sizeof(Request) - 1), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(check_request(put.data(), put.size() - 1), MPI_ERR_TRUNCATE);  // payload cut short
+  auto with = [](Request r) { return check(packet(r)); };
+  Request r = base(Kind::kPut, 64);
+  r.kind = static_cast<Kind>(0);
+  EXPECT_EQ(with(r), MPI_ERR_INTERN);
+  r.kind = static_cast<Kind>(10);
+  EXPECT_EQ(with(r), MPI_ERR_INTERN);
+  r = base(Kind::kPut, 64);
+  r.flags = 1 << 15;
+  EXPECT_EQ(with(r), MPI_ERR_INTERN);
+  r = base(Kind::kAcc, 64);
+  r.op = static_cast<uint8_t>(dt::Op::kInvalid);
+  EXPECT_EQ(with(r), MPI_ERR_OP);
+  r = base(Kind::kAcc, 63);
+  EXPECT_EQ(with(r), MPI_ERR_TYPE);  // not a whole number of elements
+  r = base(Kind::kAcc, 64);
+  r.repr = 200;
+  EXPECT_EQ(with(r), MPI_ERR_TYPE);
+  r = base(Kind::kPut, 64);
+  r.tcount = -1;
+  EXPECT_EQ(with(r), MPI_ERR_COUNT);
+  r = base(Kind::kPut, 64);
+  r.reply_tag = 7;
+  EXPECT_EQ(with(r), MPI_ERR_TAG);
+  r = base(Kind::kPut, 64);
+  r.flags = kSeparateData;
+  r.data_tag = -5;
+  EXPECT_EQ(with(r), MPI_ERR_TAG);
+  r = base(Kind::kPut, 64);
+  r.flags = kTypeStore | kTypeCached;
+  EXPECT_EQ(check(packet(r, strided_layout())), MPI_ERR_INTERN);
+  r.flags = kTypeCached;
+  r.type_slot = kLayoutSlots;
+  EXPECT_EQ(with(r), MPI_ERR_INTERN);
+  // Sizes that wrap around when added up must not pass as small.
+  std::vector<char> m = packet(base(Kind::kPut, 0));
+  Request huge = base(Kind::kPut, UINT64_MAX - 7);
+  std::memcpy(m.data(), &huge, sizeof huge);
+  EXPECT_EQ(check(m), MPI_ERR_TRUNCATE);
+  Request lay = base(Kind::kPut, 32);
+  lay.flags = kTypeStore;
+  std::vector<char> m2 = packet(lay, strided_layout());
+  lay.layout_bytes = UINT32_MAX;
+  std::memcpy(m2.data(), &lay, sizeof lay);
+  EXPECT_EQ(check(m2), MPI_ERR_TRUNCATE);
+}
+
+// What an accepted request promises the target: every inline part lies inside the message.
+void expect_parts_inside(const std::vector<char>& m) {
+  Request r;
+  std::memcpy(&r, m.data(), sizeof r);
+  if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return;
+  std::size_t at = sizeof r;
+  if ((r.flags & kTypeStore) && !(r.flags & kSeparateLayout)) {
+    ASSERT_LE(r.layout_bytes, m.size() - at);
+    std::vector<dt::Block> blocks;
+    decode_layout(m.data() + at, r.layout_bytes, r.bytes, blocks);  // may refuse, not overrun
+    at += r.layout_bytes;
+  }
+  if (r.kind == Kind::kCas) {
+    ASSERT_LE(r.elem_size, m.size() - at);
+    at += r.elem_size;
+  }
+  const bool fetch_only = (r.kind == Kind::kFop || r.kind == Kind::kGetAcc) &&
+                          r.op == static_cast<uint8_t>(dt::Op::kNoOp);
+  if (r.kind != Kind::kGet && !fetch_only && !(r.flags & kSeparateData)) {
+    ASSERT_LE(r.bytes, m.size() - at);
+  }
+}
+
+TEST(RequestCheck, MutatedPacketsNeverReadOutside) {
+  std::mt19937_64 rng(20261123);
+  const auto valid = valid_packets();
+  int accepted = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::vector<char> m = valid[rng() % valid.size()];
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f)
+      m[rng() % m.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) m.resize(rng() % (m.size() + 1));
+    // Copy into a buffer of exactly the message's size, so that the sanitizer sees any read
+    // past its end.
+    std::vector<char> exact(m.begin(), m.end());
+    const int cls = check_request(exact.data(), exact.size());
+    if (cls == 0) {
+      ++accepted;
+      expect_parts_inside(exact);
+    }
+  }
+  EXPECT_GT(accepted, 0);  // mutations of fields the checker does not judge still pass
+}
+
+TEST(RequestCheck, MutatedLayoutsDecodeOrAreRefused) {
+  std::mt19937_64 rng(7);
+  const std::vector<char> wire = strided_layout();
+  std::vector<dt::Block> list_blocks = {{0, 4}, {8, 4}, {24, 12}};
+  dt::TypeInfo t;
+  t.blocks = list_blocks;
+  std::vector<char> list;
+  encode_layout(t, list);
+  for (int i = 0; i < 100000; ++i) {
+    std::vector<char> m = rng() % 2 ? wire : list;
+    m[rng() % m.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) m.resize(rng() % (m.size() + 1));
+    std::vector<char> exact(m.begin(), m.end());
+    std::vector<dt::Block> blocks;
+    if (decode_layout(exact.data(), exact.size(), 1 << 16, blocks)) {
+      for (const dt::Block& b : blocks)
+        EXPECT_GE(b.len, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace osprey::am
