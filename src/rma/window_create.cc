@@ -11,6 +11,7 @@
 #include "rma/paths.h"
 #include "rma/registry.h"
 #include "rma/window.h"
+#include "transport/am/endpoint.h"
 #include "transport/am/setup_link.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -237,6 +238,9 @@ Status Window::create(const Args& a, Window** out) {
   const bool private_memory = a.flavor == Flavor::kCreate || a.flavor == Flavor::kDynamic;
   w->uses_am_ = w->force_am_ || !ci->all_on_node() ||
                 (private_memory && ci->node_size() > 1 && !ci->cma_ok());
+  if (w->uses_am_ && s.ok() && !am::host_tags_suffice(a.comm))
+    s = Err(MPI_ERR_UNSUPPORTED_OPERATION,
+            "osprey: the host's MPI_TAG_UB is too small for the message path");
   if (w->uses_am_) {
     ci->start_endpoint();
     init_global_pools(config().op_pool_global, config().target_pool_global);

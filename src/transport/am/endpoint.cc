@@ -10,6 +10,13 @@
 
 namespace osprey::am {
 
+bool host_tags_suffice(MPI_Comm comm) {
+  int* ub = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+  return flag && ub && *ub >= kTagSpaceBase + kTagSpaceSize + 3;
+}
+
 Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
   PMPI_Comm_rank(comm_, &me_);
   PMPI_Comm_size(comm_, &size_);
