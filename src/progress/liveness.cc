@@ -12,24 +12,31 @@
 namespace osprey::progress {
 namespace {
 
+struct Peer {
+  int refs = 0;
+  int world_rank = -1;
+};
+
 std::mutex mu;
-std::map<pid_t, int>& peers() {
-  static auto* m = new std::map<pid_t, int>;  // never destroyed: used until exit
+std::map<pid_t, Peer>& peers() {
+  static auto* m = new std::map<pid_t, Peer>;  // never destroyed: used until exit
   return *m;
 }
 
 }  // namespace
 
-void watch_peer(pid_t pid) {
+void watch_peer(pid_t pid, int world_rank) {
   if (pid == getpid()) return;
   std::lock_guard<std::mutex> g(mu);
-  ++peers()[pid];
+  Peer& p = peers()[pid];
+  ++p.refs;
+  p.world_rank = world_rank;
 }
 
 void unwatch_peer(pid_t pid) {
   std::lock_guard<std::mutex> g(mu);
   auto it = peers().find(pid);
-  if (it != peers().end() && --it->second == 0) peers().erase(it);
+  if (it != peers().end() && --it->second.refs == 0) peers().erase(it);
 }
 
 bool process_alive(pid_t pid) {
@@ -55,21 +62,27 @@ bool process_alive(pid_t pid) {
 
 void check_peers() {
   pid_t dead = 0;
+  int rank = -1;
   {
     std::lock_guard<std::mutex> g(mu);
-    for (const auto& [pid, refs] : peers()) {
+    for (const auto& [pid, peer] : peers()) {
       if (!process_alive(pid)) {
         dead = pid;
+        rank = peer.world_rank;
         break;
       }
     }
   }
   if (!dead) return;
   std::fprintf(stderr,
-               "osprey: node peer process %d has exited while this process (%d) waits for it; "
-               "aborting the job instead of hanging\n",
-               static_cast<int>(dead), static_cast<int>(getpid()));
-  PMPI_Abort(MPI_COMM_WORLD, 70);
+               "osprey: rank %d (process %d) on this node has exited while this process (%d) "
+               "waits for it; aborting the job instead of hanging\n",
+               rank, static_cast<int>(dead), static_cast<int>(getpid()));
+  std::fflush(stderr);
+  int up = 0, down = 0;
+  PMPI_Initialized(&up);
+  PMPI_Finalized(&down);
+  if (up && !down) PMPI_Abort(MPI_COMM_WORLD, 70);
   _exit(70);
 }
 

@@ -6,7 +6,8 @@
 
 namespace osprey::progress {
 
-void watch_peer(pid_t pid);
+// `world_rank` names the peer in the message (its rank in MPI_COMM_WORLD).
+void watch_peer(pid_t pid, int world_rank);
 void unwatch_peer(pid_t pid);
 
 // Aborts the job if a watched peer is gone. Cheap enough to call every ~100 ms.

@@ -99,18 +99,22 @@ Status CommInfo::init(MPI_Comm user) {
   PMPI_Comm_rank(node, &node_rank_);
   PMPI_Comm_size(node, &node_size_);
 
+  int world_rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   struct Member {
     int32_t rank;
     int32_t pid;
     uint64_t probe_addr;
+    int32_t world_rank;
+    int32_t pad;
   } me{rank_, static_cast<int32_t>(getpid()),
-       reinterpret_cast<uint64_t>(const_cast<uint64_t*>(&cma_probe_word))};
+       reinterpret_cast<uint64_t>(const_cast<uint64_t*>(&cma_probe_word)), world_rank, 0};
   std::vector<Member> all(static_cast<size_t>(node_size_));
   PMPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, node);
   for (const Member& m : all) {
     node_ranks_.push_back(m.rank);
     node_pids_.push_back(m.pid);
-    progress::watch_peer(m.pid);
+    progress::watch_peer(m.pid, m.world_rank);
   }
   first_ = node_ranks_.front();
   contiguous_ = node_ranks_.back() - first_ == node_size_ - 1;
