@@ -20,8 +20,8 @@ bool in_tag_range(int tag, int span) {
 }
 
 bool carries_payload(Kind k, uint8_t op) {
-  const bool fetch_only = (k == Kind::kGetAcc || k == Kind::kFop) &&
-                          op == static_cast<uint8_t>(dt::Op::kNoOp);
+  const bool fetch_only =
+      (k == Kind::kGetAcc || k == Kind::kFop) && op == static_cast<uint8_t>(dt::Op::kNoOp);
   return !fetch_only && (k == Kind::kPut || k == Kind::kAcc || k == Kind::kGetAcc ||
                          k == Kind::kFop || k == Kind::kCas);
 }
