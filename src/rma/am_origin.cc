@@ -256,9 +256,7 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
   op->expects_reply = returns_data(op->kind) || (r.flags & (am::kFlush | am::kUnlock));
-  const bool carries_data =
-      op->kind == Kind::kPut || op->kind == Kind::kAcc || op->kind == Kind::kCas ||
-      ((op->kind == Kind::kGetAcc || op->kind == Kind::kFop) && op->op != dt::Op::kNoOp);
+  const bool carries_data = am::carries_payload(op->kind, op->op == dt::Op::kNoOp);
   const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
   const bool separate_layout = layout.size() > ep.slot_bytes() / 2;
   const bool separate_data =

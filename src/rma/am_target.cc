@@ -108,9 +108,16 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
   d.copy.assign(msg, msg + n);
   d.msg = d.copy.data();
   os.queue.push_back(std::move(d));
-  am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  ci_->am_work().fetch_add(1, std::memory_order_relaxed);
+  am_count_deferred(1);
   return false;
+}
+
+// Changed under AmState::mu only, so a plain store suffices for the window's own count.
+void Window::am_count_deferred(int delta) {
+  am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) + static_cast<uint32_t>(delta),
+                      std::memory_order_relaxed);
+  ci_->am_work().fetch_add(static_cast<std::size_t>(static_cast<std::ptrdiff_t>(delta)),
+                           std::memory_order_relaxed);
 }
 
 bool Window::am_advance_target(am::Endpoint& ep) {
@@ -122,9 +129,7 @@ bool Window::am_advance_target(am::Endpoint& ep) {
       if (!am_execute(ep, src, os, d)) break;
       ep.finished(src);
       os.queue.pop_front();
-      am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) - 1,
-                          std::memory_order_relaxed);
-      ci_->am_work().fetch_sub(1, std::memory_order_relaxed);
+      am_count_deferred(-1);
       did = true;
     }
   }

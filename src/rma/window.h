@@ -256,6 +256,7 @@ class Window {
   Status am_post(const TargetView& t, am::Kind kind, const RmaOp& op);
   // Message path, target side (am_target.cc).
   bool am_advance_target(am::Endpoint& ep);
+  void am_count_deferred(int delta);  // requests queued (+1) or finished (-1) here
   bool am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_gate(const am::Request& r, OriginState& os);
   bool am_await_layout(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,

@@ -28,6 +28,13 @@ enum class Kind : uint8_t {
   kFence,     // one round of the fence barrier
 };
 
+// Whether a request of kind k carries origin data (inline or separate): every kind that writes,
+// except get_accumulate and fetch_and_op whose operation is MPI_NO_OP (`no_op`).
+constexpr bool carries_payload(Kind k, bool no_op) {
+  if (k == Kind::kGetAcc || k == Kind::kFop) return !no_op;
+  return k == Kind::kPut || k == Kind::kAcc || k == Kind::kCas;
+}
+
 // Flags of a request.
 enum : uint16_t {
   kLockShared = 1 << 0,      // take a shared lock before this request (for the whole epoch)

@@ -19,13 +19,6 @@ bool in_tag_range(int tag, int span) {
   return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
 }
 
-bool carries_payload(Kind k, uint8_t op) {
-  const bool fetch_only =
-      (k == Kind::kGetAcc || k == Kind::kFop) && op == static_cast<uint8_t>(dt::Op::kNoOp);
-  return !fetch_only && (k == Kind::kPut || k == Kind::kAcc || k == Kind::kGetAcc ||
-                         k == Kind::kFop || k == Kind::kCas);
-}
-
 bool combines(Kind k) {
   return k == Kind::kAcc || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
 }
@@ -60,8 +53,8 @@ int check_request(const char* msg, std::size_t n) {
   uint64_t need = 0;
   if (store && !(r.flags & kSeparateLayout)) need += r.layout_bytes;
   if (r.kind == Kind::kCas) need += r.elem_size;
-  if (carries_payload(r.kind, r.op) && !(r.flags & kSeparateData) &&
-      __builtin_add_overflow(need, r.bytes, &need))
+  if (carries_payload(r.kind, r.op == static_cast<uint8_t>(dt::Op::kNoOp)) &&
+      !(r.flags & kSeparateData) && __builtin_add_overflow(need, r.bytes, &need))
     return MPI_ERR_TRUNCATE;
   if (need > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
   return 0;
