@@ -113,12 +113,9 @@ void Window::am_release_elem(TargetElem* te) {
 uint16_t Window::am_lock_needed(int rank) const {
   switch (access_) {
     case Access::kLock: {
-      for (const LockEntry& e : passive_.locks())
-        if (e.rank == rank)
-          return e.nocheck || e.am_sent || e.held.load(std::memory_order_relaxed)
-                     ? 0
-                     : (e.type == MPI_LOCK_EXCLUSIVE ? am::kLockExclusive : am::kLockShared);
-      return 0;
+      const LockEntry* e = passive_.find(rank);
+      if (!e || e->nocheck || e->am_sent || e->held.load(std::memory_order_relaxed)) return 0;
+      return e->type == MPI_LOCK_EXCLUSIVE ? am::kLockExclusive : am::kLockShared;
     }
     case Access::kLockAll: {
       if (passive_.lockall_nocheck() || am_->lockall_window_protocol) return 0;
@@ -413,13 +410,22 @@ void Window::am_reap_all() {
 }
 
 void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
+  // Operations other threads queue meanwhile are not this wait's: waiting for them too could
+  // last as long as those threads keep issuing, and nobody would issue the last of them.
+  const uint64_t upto = te->sent;
+  auto settled = [&] {
+    if (te->live == 0) return true;
+    for (const OpElem* o = te->head; o; o = o->next)
+      if (o->state == OpElem::State::kIssued && o->seq <= upto) return false;
+    return true;
+  };
   // The progress engine reaps completed operations (am_advance_origin); reap here only when
   // it did not just do so, so that each round tests each request once.
   progress::Backoff b;
   for (;;) {
     if (te->live && !am_->reaped) am_reap(te);
     am_->reaped = false;
-    if (te->live == 0) return;
+    if (settled()) return;
     am_pause(g, b);
   }
 }

@@ -1,8 +1,10 @@
-// What osprey keeps per distinct user communicator (shared with its dups through an attribute
-// copy callback): one private communicator for osprey's own point-to-point traffic (packets
-// carry the window id), where each rank lives, and whether node peers' private memory can be
-// reached by cross-memory attach. Never a communicator per window. Collectives osprey needs
-// while creating a window run on the user's communicator, inside the user's collective call.
+// What osprey keeps per user communicator that windows are created on (not shared with its
+// dups: threads may create and free windows on two dups at once, and the window ids and the
+// collectives of freeing on one private communicator would cross): one private communicator for
+// osprey's own point-to-point traffic (packets carry the window id), where each rank lives, and
+// whether node peers' private memory can be reached by cross-memory attach. Never a communicator
+// per window. Collectives osprey needs while creating a window run on the user's communicator,
+// inside the user's collective call.
 #pragma once
 
 #include <mpi.h>

@@ -39,7 +39,8 @@ Status FenceEpoch::fence(int assert) {
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
   }
   ops_.store(false, std::memory_order_relaxed);
-  w_.access_ = (assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence;
+  w_.access_.store((assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence,
+                   std::memory_order_release);
   return s;
 }
 

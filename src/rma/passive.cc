@@ -35,23 +35,42 @@ Status PassiveEpochs::lock(int type, int rank, int assert) {
   if (rank < 0 || rank >= w_.nranks_)
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   const int local = w_.ci_->local_index(rank);
-  if (w_.access_ == Access::kLockAll)
-    return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
-  if (w_.access_ == Access::kLock) {
-    if (find(rank))
-      return Err(MPI_ERR_RMA_SYNC, "osprey: this target is already locked by this process");
-  } else {
-    OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
+  LockEntry* e;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    const Access now = w_.access_.load(std::memory_order_relaxed);
+    if (now == Access::kLockAll)
+      return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
+    if (now == Access::kLock) {
+      if (find(rank))
+        return Err(MPI_ERR_RMA_SYNC, "osprey: this target is already locked by this process");
+    } else {
+      OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
+    }
+    if (!open_.load(std::memory_order_relaxed)) {
+      entries_.resize(static_cast<size_t>(w_.nranks_));
+      open_storage_.reset(new std::atomic<LockEntry*>[static_cast<size_t>(w_.nranks_)]);
+      for (int r = 0; r < w_.nranks_; ++r)
+        open_storage_[static_cast<size_t>(r)].store(nullptr, std::memory_order_relaxed);
+      open_.store(open_storage_.get(), std::memory_order_release);
+    }
+    std::unique_ptr<LockEntry>& slot = entries_[static_cast<size_t>(rank)];
+    if (!slot) slot = std::make_unique<LockEntry>();
+    e = slot.get();
+    e->rank = rank, e->local = local, e->type = type;
+    e->nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+    e->am_sent = false, e->closing = false;
+    e->held.store(false, std::memory_order_relaxed);
+    ++open_count_;
+    open_storage_[static_cast<size_t>(rank)].store(e, std::memory_order_release);
+    w_.access_.store(Access::kLock, std::memory_order_release);
   }
-  LockEntry e(rank, local, type, (assert& MPI_MODE_NOCHECK) != 0);
   // Self locks and shared-memory windows protect direct loads and stores: take them now,
   // on the lock words (a target serves remote lockers on the same words, am_target.cc).
-  if (!e.nocheck && local >= 0 && (rank == w_.rank_ || w_.flavor_ == Flavor::kShared)) {
+  if (!e->nocheck && local >= 0 && (rank == w_.rank_ || w_.flavor_ == Flavor::kShared)) {
     OSPREY_TRY(acquire_words(local, type));
-    e.held = true;
+    e->held.store(true, std::memory_order_release);
   }
-  locks_.push_back(e);
-  w_.access_ = Access::kLock;
   return kOk;
 }
 
@@ -59,14 +78,20 @@ Status PassiveEpochs::unlock(int rank) {
   if (rank == MPI_PROC_NULL) return kOk;
   if (rank < 0 || rank >= w_.nranks_)
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
-  LockEntry* e = w_.access_ == Access::kLock ? find(rank) : nullptr;
-  if (!e) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
+  LockEntry* e;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    e = w_.access_.load(std::memory_order_relaxed) == Access::kLock ? find(rank) : nullptr;
+    if (!e || e->closing)
+      return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
+    e->closing = true;
+  }
   TargetView t;
-  OSPREY_TRY(w_.target(rank, t));
-  const Status s = t.path->unlock(w_, t, *e);
-  *e = locks_.back();
-  locks_.pop_back();
-  if (locks_.empty()) w_.access_ = Access::kNone;
+  Status s = w_.target(rank, t);
+  if (s.ok()) s = t.path->unlock(w_, t, *e);
+  std::lock_guard<std::mutex> g(mu_);
+  open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
+  if (--open_count_ == 0) w_.access_.store(Access::kNone, std::memory_order_release);
   return s;
 }
 
@@ -82,7 +107,7 @@ Status PassiveEpochs::lock_all(int assert) {
   lockall_bits_.reset(new std::atomic<uint64_t>[words]);
   for (size_t i = 0; i < words; ++i)
     lockall_bits_[i].store(0, std::memory_order_relaxed);
-  w_.access_ = Access::kLockAll;
+  w_.access_.store(Access::kLockAll, std::memory_order_release);
   // Shared-memory windows: the user may load and store directly, so take every lock now (the
   // lock words, whatever path the data takes).
   if (!lockall_nocheck_ && w_.flavor_ == Flavor::kShared) {
@@ -126,7 +151,7 @@ Status PassiveEpochs::unlock_all() {
   for (int local : lockall_held_)
     shm_lock::unlock_shared(w_.view_.lock(static_cast<uint32_t>(local)));
   lockall_held_.clear();
-  w_.access_ = Access::kNone;
+  w_.access_.store(Access::kNone, std::memory_order_release);
   return s;
 }
 

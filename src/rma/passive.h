@@ -18,27 +18,17 @@ namespace osprey::rma {
 class Window;
 struct TargetView;
 
-// One MPI_Win_lock epoch of this process (usually one target).
+// One MPI_Win_lock epoch of this process (usually one target). An entry lives as long as its
+// window and is reused by the next lock of its rank, so a thread that read a stale pointer
+// (erroneous use: an operation racing its target's unlock) still reads valid memory.
 struct LockEntry {
-  int rank;
-  int local;
-  int type;                // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
-  bool nocheck;            // MPI_MODE_NOCHECK: no lock is taken at all
-  bool am_sent = false;    // message path: the lock request went out with an operation
-  std::atomic<bool> held;  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
-  LockEntry(int r, int l, int t, bool n) : rank(r), local(l), type(t), nocheck(n), held(false) {}
-  LockEntry(const LockEntry& o)
-      : rank(o.rank),
-        local(o.local),
-        type(o.type),
-        nocheck(o.nocheck),
-        am_sent(o.am_sent),
-        held(o.held.load()) {}
-  LockEntry& operator=(const LockEntry& o) {
-    rank = o.rank, local = o.local, type = o.type, nocheck = o.nocheck, am_sent = o.am_sent;
-    held.store(o.held.load());
-    return *this;
-  }
+  int rank = -1;
+  int local = -1;
+  int type = 0;                   // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
+  bool nocheck = false;           // MPI_MODE_NOCHECK: no lock is taken at all
+  bool am_sent = false;           // message path: the lock request went out with an operation
+  bool closing = false;           // an unlock is under way (guarded by PassiveEpochs::mu_)
+  std::atomic<bool> held{false};  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
 };
 
 class PassiveEpochs {
@@ -52,12 +42,12 @@ class PassiveEpochs {
   Status flush(int rank, bool local_only);
   Status flush_all(bool local_only);
 
-  LockEntry* find(int rank) {
-    for (LockEntry& e : locks_)
-      if (e.rank == rank) return &e;
-    return nullptr;
+  // The open lock epoch at `rank`, or null. Lock-free: operations of other threads read it
+  // while lock/unlock of other targets change the set.
+  LockEntry* find(int rank) const {
+    std::atomic<LockEntry*>* open = open_.load(std::memory_order_acquire);
+    return open ? open[rank].load(std::memory_order_acquire) : nullptr;
   }
-  const std::vector<LockEntry>& locks() const { return locks_; }
   bool lockall_nocheck() const { return lockall_nocheck_; }
   // Whether lock_all already took node-local rank `local`'s shared lock.
   bool lockall_holds(int local) const {
@@ -73,7 +63,14 @@ class PassiveEpochs {
 
  private:
   Window& w_;
-  std::vector<LockEntry> locks_;
+  // Threads may open and close lock epochs on different targets at once (MPI_THREAD_MULTIPLE):
+  // mu_ orders those changes and the window's access state between kNone and kLock; it is never
+  // held across a wait.
+  std::mutex mu_;
+  std::vector<std::unique_ptr<LockEntry>> entries_;  // by rank, created at a rank's first lock
+  std::unique_ptr<std::atomic<LockEntry*>[]> open_storage_;
+  std::atomic<std::atomic<LockEntry*>*> open_{nullptr};  // by rank: the open epoch or null
+  int open_count_ = 0;                                   // guarded by mu_
   bool lockall_nocheck_ = false;
   std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
   std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_

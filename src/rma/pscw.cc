@@ -40,7 +40,8 @@ Status PscwEpochs::post(MPI_Group group, int assert) {
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post inside a fence epoch");
   std::vector<int> origins;
   OSPREY_TRY(translate_group(group, origins));
-  if (w_.access_ == Access::kFence) w_.access_ = Access::kNone;  // leaving an empty fence epoch
+  if (w_.access_ == Access::kFence)
+    w_.access_.store(Access::kNone, std::memory_order_release);  // leaving an empty fence epoch
   exposure_ = true;
   exposure_size_ = 0;
   exposure_am_ = 0;
@@ -76,13 +77,14 @@ Status PscwEpochs::start(MPI_Group group, int assert) {
   std::vector<int> targets;
   OSPREY_TRY(translate_group(group, targets));
   start_ranks_ = std::move(targets);
-  start_seen_.assign(start_ranks_.size(), (assert& MPI_MODE_NOCHECK) ? 1 : 0);
+  start_seen_.reset(new std::atomic<uint8_t>[start_ranks_.size()]);
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     TargetView t;
     OSPREY_TRY(w_.target(start_ranks_[i], t));
-    if (!t.path->start_toward(w_, t)) start_seen_[i] = 1;
+    const bool await = t.path->start_toward(w_, t) && !(assert& MPI_MODE_NOCHECK);
+    start_seen_[i].store(await ? kNotSeen : kSeen, std::memory_order_relaxed);
   }
-  w_.access_ = Access::kPscw;
+  w_.access_.store(Access::kPscw, std::memory_order_release);
   return kOk;
 }
 
@@ -104,22 +106,28 @@ Status PscwEpochs::access(const TargetView& t) {
   auto it = std::lower_bound(start_ranks_.begin(), start_ranks_.end(), t.rank);
   if (it == start_ranks_.end() || *it != t.rank)
     return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
-  uint8_t& seen = start_seen_[static_cast<size_t>(it - start_ranks_.begin())];
-  if (!seen) {
-    t.path->access_toward(w_, t);
-    seen = 1;
-  }
+  see_post(start_seen_[static_cast<size_t>(it - start_ranks_.begin())], t);
   return kOk;
+}
+
+void PscwEpochs::see_post(std::atomic<uint8_t>& seen, const TargetView& t) {
+  if (seen.load(std::memory_order_acquire) == kSeen) return;
+  uint8_t expect = kNotSeen;
+  if (seen.compare_exchange_strong(expect, kClaimed, std::memory_order_acq_rel)) {
+    t.path->access_toward(w_, t);
+    seen.store(kSeen, std::memory_order_release);
+    return;
+  }
+  progress::wait_until([&] { return seen.load(std::memory_order_acquire) == kSeen; });
 }
 
 Status PscwEpochs::complete() {
   if (w_.access_ != Access::kPscw)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_complete without MPI_Win_start");
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
-    if (start_seen_[i]) continue;
     TargetView t;
     OSPREY_TRY(w_.target(start_ranks_[i], t));
-    t.path->access_toward(w_, t);
+    see_post(start_seen_[i], t);
   }
   cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
   for (int r : start_ranks_) {
@@ -131,8 +139,8 @@ Status PscwEpochs::complete() {
   // epoch ends even if a target reported an error.
   const Status flushed = w_.uses_am_ ? w_.am_flush_all(true) : kOk;
   start_ranks_.clear();
-  start_seen_.clear();
-  w_.access_ = Access::kNone;
+  start_seen_.reset();
+  w_.access_.store(Access::kNone, std::memory_order_release);
   return flushed;
 }
 

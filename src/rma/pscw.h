@@ -13,7 +13,9 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "util/status.h"
@@ -52,11 +54,16 @@ class PscwEpochs {
   bool exposure_done();  // the exposure epoch's origins all completed
 
   Window& w_;
-  std::vector<int> start_ranks_;     // access epoch targets, ascending comm ranks
-  std::vector<uint8_t> start_seen_;  // whether each target's post was consumed
-  bool exposure_ = false;            // between post and wait/test
-  uint32_t exposure_size_ = 0;       // node-local origins that will complete (shm counter)
-  uint32_t exposure_am_ = 0;         // origins on the message path that will complete
+  // Whether each target's post was consumed: threads of the access epoch may reach a target at
+  // once; the first claims the post and waits for it, the others wait until it is seen.
+  enum Seen : uint8_t { kNotSeen, kClaimed, kSeen };
+  void see_post(std::atomic<uint8_t>& seen, const TargetView& t);
+
+  std::vector<int> start_ranks_;  // access epoch targets, ascending comm ranks
+  std::unique_ptr<std::atomic<uint8_t>[]> start_seen_;
+  bool exposure_ = false;       // between post and wait/test
+  uint32_t exposure_size_ = 0;  // node-local origins that will complete (shm counter)
+  uint32_t exposure_am_ = 0;    // origins on the message path that will complete
 };
 
 }  // namespace osprey::rma

@@ -132,7 +132,9 @@ Status Window::check_access(const TargetView& t) {
 
 Status Window::leave_fence_for(const char* what) {
   if (access_ == Access::kFence && !fence_.has_ops()) {
-    access_ = Access::kNone;  // an empty fence epoch may be left for any other kind
+    access_.store(
+        Access::kNone,
+        std::memory_order_release);  // an empty fence epoch may be left for any other kind
     return kOk;
   }
   if (access_ == Access::kNone) return kOk;

@@ -245,7 +245,7 @@ class Window {
   bool am_test(OpElem* op);
   void am_reap(TargetElem* te);
   void am_reap_all();
-  void am_wait_elem(AmGuard& g, TargetElem* te);  // until every operation to te completed
+  void am_wait_elem(AmGuard& g, TargetElem* te);  // until the operations sent to te completed
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);
@@ -315,7 +315,7 @@ class Window {
 
   // Epoch state: which access epoch is open (the window state of the MPICH "New RMA Design"), and
   // the state machine of each kind. Exposure epochs (PSCW posts) are tracked by pscw_.
-  Access access_ = Access::kNone;
+  std::atomic<Access> access_{Access::kNone};
   FenceEpoch fence_{*this};
   PassiveEpochs passive_{*this};
   PscwEpochs pscw_{*this};

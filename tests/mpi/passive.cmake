@@ -18,3 +18,6 @@ osprey_mpi_test(requests mpi/requests.c)
 osprey_mpi_variant(nointerpose.requests requests MODES am mixed ENV OSPREY_INTERPOSE_BLOCKING=0)
 osprey_mpi_test(op_type_matrix mpi/op_type_matrix.c NP 1 2)
 osprey_mpi_variant(cliques.linked_list linked_list NP 4 MODES auto ENV MPIR_CVAR_NUM_CLIQUES=2)
+# Every interleaving of RMA calls from threads the standard allows (MPI_THREAD_MULTIPLE).
+osprey_mpi_test(thread_interleavings mpi/thread_interleavings.c LABELS threaded)
+target_link_libraries(thread_interleavings PRIVATE pthread)
