@@ -16,6 +16,8 @@ enum { THREADS = 2, ITER = 200 };
 
 static struct t_win w;
 static int du;
+/* Origin buffers of operations that complete after their thread ended must outlive it. */
+static const int64_t one = 1;
 
 static MPI_Aint slot(int r, int index) {
   return t_disp(&w, r, (MPI_Aint)index * 8, du);
@@ -32,7 +34,6 @@ static void run_threads(void* (*fn)(void*)) {
 /* ---- locks: thread j owns the targets t with t % THREADS == j ------------------------------ */
 static void* lock_worker(void* arg) {
   const int id = (int)(intptr_t)arg;
-  const int64_t one = 1;
   for (int it = 0; it < ITER; it++)
     for (int t = id; t < t_size; t += THREADS) {
       const int64_t mark = t_rank * 100000 + it;
@@ -63,7 +64,6 @@ static atomic_int workers_left;
 
 static void* flush_worker(void* arg) {
   const int id = (int)(intptr_t)arg;
-  const int64_t one = 1;
   int64_t old = 0;
   for (int it = 0; it < ITER; it++) {
     const int t = (it + id) % t_size;
@@ -106,7 +106,6 @@ enum { FENCES = 40 };
 
 static void* fence_worker(void* arg) {
   (void)arg;
-  const int64_t one = 1;
   for (int it = 0; it < ITER; it++)
     for (int t = 0; t < t_size; t++)
       MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, slot(t, 0), 1, MPI_INT64_T, MPI_SUM, w.win));
@@ -137,8 +136,9 @@ static void* pscw_worker(void* arg) {
 
 static void* pscw_shared_epoch_worker(void* arg) {
   const int id = (int)(intptr_t)arg;
-  const int64_t mark = t_rank * 100 + id;
-  MPI_OK(MPI_Put(&mark, 1, MPI_INT64_T, right, 1 + id, 1, MPI_INT64_T, pw[0].win));
+  static int64_t marks[THREADS];
+  marks[id] = t_rank * 100 + id;
+  MPI_OK(MPI_Put(&marks[id], 1, MPI_INT64_T, right, 1 + id, 1, MPI_INT64_T, pw[0].win));
   return NULL;
 }
 
