@@ -45,29 +45,133 @@ void append(Flat& into, const Flat& child, MPI_Aint shift) {
   if (!child.blocks.empty()) merge_kind(into, child);
 }
 
+// Appends n copies of `child`, the i-th shifted by shift + i * step. A child of one block that
+// fills its step (a dense element) makes one block: decoding costs the blocks of the result,
+// not the elements inside them.
+void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
+  if (n <= 0) return;
+  if (child.blocks.size() == 1 && child.blocks[0].len == step) {
+    add_block(into, shift + child.blocks[0].off, n * step);
+    merge_kind(into, child);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    append(into, child, shift + i * step);
+}
+
 MPI_Aint extent_of(MPI_Datatype t) {
   MPI_Aint lb = 0, ext = 0;
   PMPI_Type_get_extent(t, &lb, &ext);
   return ext;
 }
 
+// A constructor's arguments in the layout of the MPI-3 (int) constructors, with 64-bit
+// integers. Where the host has the MPI-4 large-count query it is used for every type: a type
+// built by a `_c` constructor can only be read that way, and its counts are moved to where the
+// int constructor keeps them.
+struct Contents {
+  int comb = MPI_COMBINER_NAMED;
+  std::vector<int64_t> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;
+};
+
+#if MPI_VERSION >= 4
+int combiner_of(MPI_Datatype t) {
+  MPI_Count ni, na, nc, nd;
+  int comb = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
+  return comb;
+}
+
+Contents read_contents(MPI_Datatype t) {
+  Contents c;
+  MPI_Count ni, na, nc, nd;
+  PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &c.comb);
+  if (c.comb == MPI_COMBINER_NAMED) return c;
+  std::vector<int> ints(static_cast<size_t>(ni));
+  std::vector<MPI_Count> counts(static_cast<size_t>(nc));
+  c.aints.resize(static_cast<size_t>(na));
+  c.types.resize(static_cast<size_t>(nd));
+  PMPI_Type_get_contents_c(t, ni, na, nc, nd, ints.data(), c.aints.data(), counts.data(),
+                           c.types.data());
+  c.ints.assign(ints.begin(), ints.end());
+  if (nc == 0) return c;
+  const auto n = static_cast<size_t>(counts.empty() ? 0 : counts[0]);
+  auto from = [&](size_t a, size_t b) {
+    return std::vector<int64_t>(counts.begin() + static_cast<std::ptrdiff_t>(a),
+                                counts.begin() + static_cast<std::ptrdiff_t>(b));
+  };
+  auto addresses = [&](size_t a) {
+    return std::vector<MPI_Aint>(counts.begin() + static_cast<std::ptrdiff_t>(a), counts.end());
+  };
+  switch (c.comb) {
+    case MPI_COMBINER_HVECTOR:  // count, blocklength | stride
+      c.ints = from(0, 2);
+      c.aints = addresses(2);
+      break;
+    case MPI_COMBINER_HINDEXED:  // count, blocklengths | displacements
+    case MPI_COMBINER_STRUCT:
+      c.ints = from(0, 1 + n);
+      c.aints = addresses(1 + n);
+      break;
+    case MPI_COMBINER_HINDEXED_BLOCK:  // count, blocklength | displacements
+      c.ints = from(0, 2);
+      c.aints = addresses(2);
+      break;
+    case MPI_COMBINER_RESIZED:  // | lb, extent
+      c.ints.clear();
+      c.aints = addresses(0);
+      break;
+    case MPI_COMBINER_SUBARRAY: {  // ndims, sizes, subsizes, starts, order
+      const std::vector<int64_t> sizes = from(0, counts.size());
+      c.ints = {ints[0]};
+      c.ints.insert(c.ints.end(), sizes.begin(), sizes.end());
+      c.ints.push_back(ints[1]);
+      break;
+    }
+    default:  // contiguous, vector, indexed, indexed_block: all counts, in order
+      c.ints = from(0, counts.size());
+      break;
+  }
+  return c;
+}
+#else
+int combiner_of(MPI_Datatype t) {
+  int ni, na, nd, comb = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+  return comb;
+}
+
+Contents read_contents(MPI_Datatype t) {
+  Contents c;
+  int ni, na, nd;
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &c.comb);
+  if (c.comb == MPI_COMBINER_NAMED) return c;
+  std::vector<int> ints(static_cast<size_t>(ni));
+  c.aints.resize(static_cast<size_t>(na));
+  c.types.resize(static_cast<size_t>(nd));
+  PMPI_Type_get_contents(t, ni, na, nd, ints.data(), c.aints.data(), c.types.data());
+  c.ints.assign(ints.begin(), ints.end());
+  return c;
+}
+#endif
+
 Status flatten_into(MPI_Datatype t, Flat& out);
 
 // Flattens one child type of a constructor and frees it if the host handed us a new handle.
 Status child_flat(MPI_Datatype t, Flat& out) {
   Status s = flatten_into(t, out);
-  int ni, na, nd, comb;
-  PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-  if (comb != MPI_COMBINER_NAMED) PMPI_Type_free(&t);
+  if (combiner_of(t) != MPI_COMBINER_NAMED) PMPI_Type_free(&t);
   return s;
 }
 
-Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& out) {
-  const int nd = ints[0];
-  const int* sizes = &ints[1];
-  const int* subs = &ints[1 + nd];
-  const int* starts = &ints[1 + 2 * nd];
-  const bool c_order = ints[1 + 3 * nd] == MPI_ORDER_C;
+Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat& out) {
+  const int nd = static_cast<int>(ints[0]);
+  const int64_t* sizes = &ints[1];
+  const int64_t* subs = &ints[1 + nd];
+  const int64_t* starts = &ints[1 + 2 * nd];
+  const bool c_order = ints[static_cast<size_t>(1 + 3 * nd)] == MPI_ORDER_C;
   Flat child;
   OSPREY_TRY(child_flat(old, child));
   const MPI_Aint ext = extent_of(old);
@@ -81,15 +185,16 @@ Status flatten_subarray(const std::vector<int>& ints, MPI_Datatype old, Flat& ou
   }
   for (int d = 0; d < nd; ++d)
     if (subs[d] == 0) return kOk;
-  std::vector<int> idx(static_cast<size_t>(nd), 0);
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  const int fastest = c_order ? nd - 1 : 0;
   for (;;) {
     MPI_Aint off = 0;
     for (int d = 0; d < nd; ++d)
       off += static_cast<MPI_Aint>(starts[d] + idx[static_cast<size_t>(d)]) *
              stride[static_cast<size_t>(d)];
-    append(out, child, off);
-    // Advance the fastest-varying dimension first.
-    int k = 0;
+    append_repeat(out, child, off, subs[fastest], ext);  // a row of the fastest dimension
+    // Advance the next dimensions, fastest-varying first.
+    int k = 1;
     for (; k < nd; ++k) {
       const int d = c_order ? nd - 1 - k : k;
       if (++idx[static_cast<size_t>(d)] < subs[d]) break;
@@ -110,21 +215,17 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
     append(out, k, 0);
     return kOk;
   }
-  int ni = 0, na = 0, nd = 0, comb = 0;
-  PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+  Contents c = read_contents(t);
+  const int comb = c.comb;
   if (comb == MPI_COMBINER_NAMED)
     return Err(MPI_ERR_TYPE, "osprey: this predefined datatype cannot be used in RMA");
-  std::vector<int> ints(static_cast<size_t>(ni));
-  std::vector<MPI_Aint> aints(static_cast<size_t>(na));
-  std::vector<MPI_Datatype> types(static_cast<size_t>(nd));
-  PMPI_Type_get_contents(t, ni, na, nd, ints.data(), aints.data(), types.data());
+  const std::vector<int64_t>& ints = c.ints;
+  const std::vector<MPI_Aint>& aints = c.aints;
+  std::vector<MPI_Datatype>& types = c.types;
 
   auto free_types = [&](size_t from) {
-    for (size_t i = from; i < types.size(); ++i) {
-      int a, b, c, k;
-      PMPI_Type_get_envelope(types[i], &a, &b, &c, &k);
-      if (k != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
-    }
+    for (size_t i = from; i < types.size(); ++i)
+      if (combiner_of(types[i]) != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
   };
 
   switch (comb) {
@@ -143,8 +244,8 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       const MPI_Aint ext = extent_of(types[0]);
       Flat child;
       OSPREY_TRY(child_flat(types[0], child));
-      const int count = ints[0];
-      const int bl = comb == MPI_COMBINER_CONTIGUOUS ? 1 : ints[1];
+      const int64_t count = ints[0];
+      const int64_t bl = comb == MPI_COMBINER_CONTIGUOUS ? 1 : ints[1];
       MPI_Aint stride_bytes = 0;
       if (comb == MPI_COMBINER_VECTOR)
         stride_bytes = static_cast<MPI_Aint>(ints[2]) * ext;
@@ -154,9 +255,11 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         stride_bytes = ints[2];
       else
         stride_bytes = ext;
-      for (int i = 0; i < count; ++i)
-        for (int j = 0; j < bl; ++j)
-          append(out, child, i * stride_bytes + j * ext);
+      if (stride_bytes == bl * ext)  // blocks that touch: one run of elements
+        append_repeat(out, child, 0, count * bl, ext);
+      else
+        for (int64_t i = 0; i < count; ++i)
+          append_repeat(out, child, i * stride_bytes, bl, ext);
       return kOk;
     }
     case MPI_COMBINER_INDEXED:
@@ -167,34 +270,33 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       const MPI_Aint ext = extent_of(types[0]);
       Flat child;
       OSPREY_TRY(child_flat(types[0], child));
-      const int count = ints[0];
+      const int64_t count = ints[0];
       const bool block = comb == MPI_COMBINER_INDEXED_BLOCK || comb == MPI_COMBINER_HINDEXED_BLOCK;
-      for (int i = 0; i < count; ++i) {
-        const int bl = block ? ints[1] : ints[1 + i];
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t bl = block ? ints[1] : ints[static_cast<size_t>(1 + i)];
         MPI_Aint disp = 0;
         switch (comb) {
           case MPI_COMBINER_INDEXED:
-            disp = static_cast<MPI_Aint>(ints[1 + count + i]) * ext;
+            disp = ints[static_cast<size_t>(1 + count + i)] * ext;
             break;
           case MPI_COMBINER_INDEXED_BLOCK:
-            disp = static_cast<MPI_Aint>(ints[2 + i]) * ext;
+            disp = ints[static_cast<size_t>(2 + i)] * ext;
             break;
           case MPI_COMBINER_HINDEXED_INTEGER:
-            disp = ints[1 + count + i];
+            disp = ints[static_cast<size_t>(1 + count + i)];
             break;
           default:
             disp = aints[static_cast<size_t>(i)];
             break;
         }
-        for (int j = 0; j < bl; ++j)
-          append(out, child, disp + j * ext);
+        append_repeat(out, child, disp, bl, ext);
       }
       return kOk;
     }
     case MPI_COMBINER_STRUCT:
     case MPI_COMBINER_STRUCT_INTEGER: {
-      const int count = ints[0];
-      for (int i = 0; i < count; ++i) {
+      const int64_t count = ints[0];
+      for (int64_t i = 0; i < count; ++i) {
         const MPI_Aint ext = extent_of(types[static_cast<size_t>(i)]);
         Flat child;
         Status s = flatten_into(types[static_cast<size_t>(i)], child);
@@ -202,10 +304,10 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
           free_types(0);
           return s;
         }
-        const MPI_Aint disp =
-            comb == MPI_COMBINER_STRUCT ? aints[static_cast<size_t>(i)] : ints[1 + count + i];
-        for (int j = 0; j < ints[1 + i]; ++j)
-          append(out, child, disp + j * ext);
+        const MPI_Aint disp = comb == MPI_COMBINER_STRUCT
+                                  ? aints[static_cast<size_t>(i)]
+                                  : ints[static_cast<size_t>(1 + count + i)];
+        append_repeat(out, child, disp, ints[static_cast<size_t>(1 + i)], ext);
       }
       free_types(0);
       return kOk;

@@ -26,7 +26,19 @@ class RunCursor {
   bool have_pend_ = false;
 };
 
-// Total data bytes of count elements.
+// Whether `count` elements of t can be addressed at all: their data bytes and the memory they
+// span (count - 1 extents plus one true extent) fit in 64-bit signed arithmetic. Counts past it
+// get MPI_ERR_COUNT before anything is computed from them.
+inline bool count_fits(MPI_Count count, const TypeInfo& t) {
+  if (count < 0) return false;
+  if (count == 0) return true;
+  const __int128 span = static_cast<__int128>(count - 1) * (t.extent < 0 ? -t.extent : t.extent) +
+                        (t.true_extent < 0 ? -t.true_extent : t.true_extent);
+  const __int128 bytes = static_cast<__int128>(count) * t.size;
+  return span <= INT64_MAX && bytes <= INT64_MAX;
+}
+
+// Total data bytes of count elements (count_fits).
 inline std::size_t data_bytes(MPI_Count count, const TypeInfo& t) {
   return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
 }

@@ -45,10 +45,14 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
   Status s = kOk;
   if (!(ty.target = dt::lookup(ttype, &s))) return s;
   OSPREY_TRY(dt::check_op(op, *ty.target));
+  if (!dt::count_fits(tcount, *ty.target))
+    return Err(MPI_ERR_COUNT, "osprey: count too large for its datatype");
   const std::size_t tbytes = dt::data_bytes(tcount, *ty.target);
   if (op != dt::Op::kNoOp) {
     if (!(ty.origin = dt::lookup(otype, &s))) return s;
     OSPREY_TRY(dt::check_op(op, *ty.origin));
+    if (!dt::count_fits(ocount, *ty.origin))
+      return Err(MPI_ERR_COUNT, "osprey: count too large for its datatype");
     if (tbytes && !compatible(*ty.origin, *ty.target))
       return Err(MPI_ERR_TYPE, "osprey: origin and target are made of different basic types");
     if (dt::data_bytes(ocount, *ty.origin) != tbytes)
@@ -56,6 +60,8 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
   }
   if (rcount) {
     if (!(ty.result = dt::lookup(rtype, &s))) return s;
+    if (!dt::count_fits(*rcount, *ty.result))
+      return Err(MPI_ERR_COUNT, "osprey: count too large for its datatype");
     if (ty.result->cat == dt::Category::kMixed)
       return Err(MPI_ERR_TYPE,
                  "osprey: result datatype must be built from one predefined datatype");

@@ -13,6 +13,8 @@ Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Da
   Status s = kOk;
   if (!(*ot = dt::lookup(otype, &s))) return s;
   if (!(*tt = dt::lookup(ttype, &s))) return s;
+  if (!dt::count_fits(ocount, **ot) || !dt::count_fits(tcount, **tt))
+    return Err(MPI_ERR_COUNT, "osprey: count too large for its datatype");
   if (dt::data_bytes(ocount, **ot) != dt::data_bytes(tcount, **tt))
     return Err(MPI_ERR_TYPE, "osprey: origin and target data differ in size");
   return kOk;

@@ -60,8 +60,10 @@ inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype oty
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
   const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
-  if (ot && tt && ot->dense && tt->dense && ocount >= 0 && ocount * ot->size == tcount * tt->size) {
-    const int64_t n = ocount * ot->size;
+  int64_t n, tn;  // a count whose bytes overflow takes the general path, which refuses it
+  if (ot && tt && ot->dense && tt->dense && ocount >= 0 &&
+      !__builtin_mul_overflow(ocount, ot->size, &n) &&
+      !__builtin_mul_overflow(tcount, tt->size, &tn) && n == tn) {
     if (char* dst = fast_address(rank, disp, n, tt->true_lb)) {
       std::memcpy(dst, static_cast<const char*>(origin) + ot->true_lb, static_cast<size_t>(n));
       return kOk;
@@ -74,9 +76,10 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
                                  MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(otype);
   const dt::Op o = dt::to_op(op);
+  int64_t n;
   if (t && ttype == otype && ocount == tcount && ocount > 0 && t->atomic_width && t->dense &&
-      dt::op_applies(o, t->cat)) {
-    char* te = fast_address(rank, disp, ocount * t->size, t->true_lb);
+      dt::op_applies(o, t->cat) && !__builtin_mul_overflow(ocount, t->size, &n)) {
+    char* te = fast_address(rank, disp, n, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
       if (ocount > 1 && sole_updater(rank)) {
@@ -102,10 +105,11 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
   const dt::TypeInfo* t = dt::predefined(ttype);
   const dt::Op o = dt::to_op(op);
   const bool no_op = o == dt::Op::kNoOp;
+  int64_t n;
   if (t && rtype == ttype && rcount == tcount && tcount > 0 &&
       (no_op || (otype == ttype && ocount == tcount)) && t->atomic_width && t->dense &&
-      dt::op_applies(o, t->cat)) {
-    char* te = fast_address(rank, disp, tcount * t->size, t->true_lb);
+      dt::op_applies(o, t->cat) && !__builtin_mul_overflow(tcount, t->size, &n)) {
+    char* te = fast_address(rank, disp, n, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       char* re = static_cast<char*>(result) + t->true_lb;
       const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
@@ -129,8 +133,10 @@ inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, in
                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
   const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
-  if (ot && tt && ot->dense && tt->dense && ocount >= 0 && ocount * ot->size == tcount * tt->size) {
-    const int64_t n = ocount * ot->size;
+  int64_t n, tn;  // a count whose bytes overflow takes the general path, which refuses it
+  if (ot && tt && ot->dense && tt->dense && ocount >= 0 &&
+      !__builtin_mul_overflow(ocount, ot->size, &n) &&
+      !__builtin_mul_overflow(tcount, tt->size, &tn) && n == tn) {
     if (char* src = fast_address(rank, disp, n, tt->true_lb)) {
       std::memcpy(static_cast<char*>(origin) + ot->true_lb, src, static_cast<size_t>(n));
       return kOk;

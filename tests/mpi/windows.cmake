@@ -13,6 +13,8 @@ osprey_mpi_test(zero_size mpi/zero_size.c)
 osprey_mpi_test(derived_types mpi/derived_types.c)
 osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
 osprey_mpi_test(window_no_memory mpi/window_no_memory.c)
+# Large counts: overflow refused, large-count datatypes, one transfer past 2 GiB.
+osprey_mpi_test(large_counts mpi/large_counts.c NP 2)
 
 osprey_mpi_test(subcomm_windows mpi/subcomm_windows.c NP 3 4)
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "datatype/byte_layout.h"
+#include "transport/am/transfer.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -127,7 +128,7 @@ bool Endpoint::reap() {
 void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
   progress::EngineLock g(mu_);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
-  PMPI_Isend(o.buf.data(), static_cast<int>(o.buf.size()), MPI_BYTE, dest, tag, comm_, &o.req);
+  isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
   ++stats_.payloads;
 }
@@ -186,7 +187,7 @@ void Endpoint::send_request(int dest, Request& r, const Part* parts, int n) {
     if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
     p += parts[i].n;
   }
-  PMPI_Isend(o.buf.data(), static_cast<int>(bytes), MPI_BYTE, dest, kRequestTag, comm_, &o.req);
+  isend_bytes(o.buf.data(), bytes, dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
   ++stats_.requests;
 }
@@ -213,7 +214,7 @@ void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
     if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
     p += parts[i].n;
   }
-  PMPI_Isend(o.buf.data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &o.req);
+  isend_bytes(o.buf.data(), bytes, dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
   ++stats_.replies;
 }

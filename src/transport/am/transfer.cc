@@ -1,8 +1,47 @@
 #include "transport/am/transfer.h"
 
+#include <climits>
+
 #include "datatype/byte_layout.h"
 
 namespace osprey::am {
+namespace {
+
+// Count and datatype for `bytes` plain bytes; *owned is a type to free after the call.
+int host_count(std::size_t bytes, MPI_Datatype* type, MPI_Datatype* owned) {
+  *owned = MPI_DATATYPE_NULL;
+  *type = MPI_BYTE;
+  if (bytes <= static_cast<std::size_t>(INT_MAX)) return static_cast<int>(bytes);
+  constexpr std::size_t kPiece = std::size_t{1} << 30;
+  MPI_Datatype piece;
+  PMPI_Type_contiguous(static_cast<int>(kPiece), MPI_BYTE, &piece);
+  const int lens[2] = {static_cast<int>(bytes / kPiece), static_cast<int>(bytes % kPiece)};
+  const MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(bytes / kPiece * kPiece)};
+  const MPI_Datatype types[2] = {piece, MPI_BYTE};
+  PMPI_Type_create_struct(2, lens, displs, types, owned);
+  PMPI_Type_free(&piece);
+  PMPI_Type_commit(owned);
+  *type = *owned;
+  return 1;
+}
+
+}  // namespace
+
+// A datatype may be freed while communication that uses it is pending (MPI-3.1 4.1.9).
+void isend_bytes(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* req) {
+  MPI_Datatype type, owned;
+  const int count = host_count(bytes, &type, &owned);
+  PMPI_Isend(buf, count, type, dest, tag, comm, req);
+  if (owned != MPI_DATATYPE_NULL) PMPI_Type_free(&owned);
+}
+
+void irecv_bytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, MPI_Request* req) {
+  MPI_Datatype type, owned;
+  const int count = host_count(bytes, &type, &owned);
+  PMPI_Irecv(buf, count, type, src, tag, comm, req);
+  if (owned != MPI_DATATYPE_NULL) PMPI_Type_free(&owned);
+}
 
 Transfer& Transfer::operator=(Transfer&& o) noexcept {
   if (this != &o) {
@@ -22,7 +61,7 @@ Transfer::~Transfer() {
 
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* buf, std::size_t bytes) {
   Transfer x;
-  PMPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm, &x.req_);
+  isend_bytes(buf, bytes, dest, tag, comm, &x.req_);
   return x;
 }
 
@@ -38,7 +77,7 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* base, MPI_
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes) {
   Transfer x;
   x.receive_ = true;
-  PMPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, src, tag, comm, &x.req_);
+  irecv_bytes(buf, bytes, src, tag, comm, &x.req_);
   return x;
 }
 

@@ -11,6 +11,12 @@
 
 namespace osprey::am {
 
+// The host's nonblocking send and receive of `bytes` plain bytes, also past INT_MAX (the count
+// of the host call is an int: larger messages go as one element of a datatype of 1 GiB pieces).
+void isend_bytes(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* req);
+void irecv_bytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, MPI_Request* req);
+
 class Transfer {
  public:
   Transfer() = default;
