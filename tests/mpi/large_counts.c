@@ -168,7 +168,7 @@ static void big_transfer(void) {
   const MPI_Count n = ((MPI_Count)1 << 31) + 4096;
   long gib = t_rank == 0 ? mem_available_gib() : 0;
   MPI_Bcast(&gib, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  if (gib < 12) {
+  if (gib < 8) {
     if (t_rank == 0) printf("large_counts: big transfer skipped, %ld GiB available\n", gib);
     return;
   }
