@@ -2,6 +2,7 @@
 // holds as the handle) and the osprey window behind it.
 #include "mpi/binding.h"
 #include "mpi/host.h"
+#include "rma/comm_info.h"
 
 using namespace osprey;
 
@@ -24,9 +25,15 @@ int create(rma::Flavor flavor, MPI_Aint size, MPI_Aint disp_unit, void* base, MP
            MPI_Comm comm, void* baseptr, MPI_Win* win) {
   Status s = rma::ensure_runtime();
   if (!s.ok()) return errors::raise_on_comm(comm, s);
+  // The communicator's info first: when the host has no communicator left, every rank fails
+  // there alike, before any rank holds an anchor it would have to give back.
+  rma::CommInfo* ci = nullptr;
+  s = rma::CommInfo::acquire(comm, &ci);
+  if (!s.ok()) return errors::raise_on_comm(comm, s);
   MPI_Win anchor = make_anchor();
   rma::Window* w = nullptr;
   s = rma::Window::create({flavor, size, disp_unit, base, info, comm, anchor}, &w);
+  ci->release();
   if (!s.ok()) {
     if (anchor != MPI_WIN_NULL) host::fn().win_free(&anchor);
     return errors::raise_on_comm(comm, s);

@@ -9,6 +9,7 @@
 #include "progress/liveness.h"
 #include "transport/shm/cma.h"
 #include "util/config.h"
+#include "util/host_call.h"
 #include "util/log.h"
 
 namespace osprey::rma {
@@ -77,21 +78,29 @@ Status CommInfo::init(MPI_Comm user) {
   int inter = 0;
   PMPI_Comm_test_inter(user, &inter);
   if (inter) return Err(MPI_ERR_COMM, "osprey: windows need an intracommunicator");
-  PMPI_Comm_dup(user, &priv_);
+  // Dup and split are collective, and the host fails them alike on every rank (context ids
+  // are agreed), so every rank returns the error.
+  const int dup = PMPI_Comm_dup(user, &priv_);
+  if (dup != MPI_SUCCESS) priv_ = MPI_COMM_NULL;
+  OSPREY_TRY(host_call(dup, "osprey: the host cannot create another communicator for this window"));
   PMPI_Comm_rank(priv_, &rank_);
   PMPI_Comm_size(priv_, &size_);
   // The node communicator is only needed here: later node-level exchanges go through the
   // window segments themselves.
   MPI_Comm node = MPI_COMM_NULL;
-  PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  OSPREY_TRY(
+      host_call(PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+                "osprey: the host cannot split this communicator by node"));
   if (config().virtual_nodes > 1) {
     // Tests only: pretend the node is several nodes, so that node peers in other "nodes"
     // are reached by messages while the others share memory.
     int nr = 0;
     PMPI_Comm_rank(node, &nr);
     MPI_Comm part = MPI_COMM_NULL;
-    PMPI_Comm_split(node, nr % static_cast<int>(config().virtual_nodes), rank_, &part);
+    const int rc =
+        PMPI_Comm_split(node, nr % static_cast<int>(config().virtual_nodes), rank_, &part);
     PMPI_Comm_free(&node);
+    OSPREY_TRY(host_call(rc, "osprey: the host cannot split this communicator by node"));
     node = part;
   }
   PMPI_Comm_rank(node, &node_rank_);
@@ -108,7 +117,10 @@ Status CommInfo::init(MPI_Comm user) {
   } me{rank_, static_cast<int32_t>(getpid()),
        reinterpret_cast<uint64_t>(const_cast<uint64_t*>(&cma_probe_word)), world_rank, 0};
   std::vector<Member> all(static_cast<size_t>(node_size_));
-  PMPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, node);
+  const int gathered =
+      PMPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, node);
+  if (gathered != MPI_SUCCESS) PMPI_Comm_free(&node);
+  OSPREY_TRY(host_call(gathered, "osprey: the host failed to gather the node's processes"));
   for (const Member& m : all) {
     node_ranks_.push_back(m.rank);
     node_pids_.push_back(m.pid);

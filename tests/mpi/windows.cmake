@@ -15,6 +15,9 @@ osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
 osprey_mpi_test(window_no_memory mpi/window_no_memory.c)
 # Large counts: overflow refused, large-count datatypes, one transfer past 2 GiB.
 osprey_mpi_test(large_counts mpi/large_counts.c NP 2)
+# The host out of communicators: window creation fails cleanly, and works once some are freed
+# (it fails before any path is chosen; with simulated nodes the host needs 30 s for the dups).
+osprey_mpi_test(host_limits mpi/host_limits.c NP 2 MODES auto am)
 
 osprey_mpi_test(subcomm_windows mpi/subcomm_windows.c NP 3 4)
 
