@@ -26,6 +26,14 @@ void PassiveEpochs::release_words(const LockEntry& e) {
     shm_lock::unlock_shared(l);
 }
 
+std::unique_lock<std::mutex> PassiveEpochs::epochs_lock() {
+  // Only threads of one process can race here: a process that is not MPI_THREAD_MULTIPLE
+  // does not pay for the lock (a lock/unlock pair is a few tens of nanoseconds).
+  std::unique_lock<std::mutex> g(mu_, std::defer_lock);
+  if (w_.threads_) g.lock();
+  return g;
+}
+
 Status PassiveEpochs::lock(int type, int rank, int assert) {
   if (type != MPI_LOCK_EXCLUSIVE && type != MPI_LOCK_SHARED)
     return Err(MPI_ERR_LOCKTYPE, "osprey: lock type must be MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED");
@@ -37,7 +45,7 @@ Status PassiveEpochs::lock(int type, int rank, int assert) {
   const int local = w_.ci_->local_index(rank);
   LockEntry* e;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    std::unique_lock<std::mutex> g = epochs_lock();
     const Access now = w_.access_.load(std::memory_order_relaxed);
     if (now == Access::kLockAll)
       return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_lock inside a lock_all epoch");
@@ -80,7 +88,7 @@ Status PassiveEpochs::unlock(int rank) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   LockEntry* e;
   {
-    std::lock_guard<std::mutex> g(mu_);
+    std::unique_lock<std::mutex> g = epochs_lock();
     e = w_.access_.load(std::memory_order_relaxed) == Access::kLock ? find(rank) : nullptr;
     if (!e || e->closing)
       return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
@@ -89,7 +97,7 @@ Status PassiveEpochs::unlock(int rank) {
   TargetView t;
   Status s = w_.target(rank, t);
   if (s.ok()) s = t.path->unlock(w_, t, *e);
-  std::lock_guard<std::mutex> g(mu_);
+  std::unique_lock<std::mutex> g = epochs_lock();
   open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
   if (--open_count_ == 0) w_.access_.store(Access::kNone, std::memory_order_release);
   return s;

@@ -62,6 +62,8 @@ class PassiveEpochs {
   Status lock_all_words(const TargetView& t);  // lock_all's lazy shared lock
 
  private:
+  std::unique_lock<std::mutex> epochs_lock();  // mu_, held only under MPI_THREAD_MULTIPLE
+
   Window& w_;
   // Threads may open and close lock epochs on different targets at once (MPI_THREAD_MULTIPLE):
   // mu_ orders those changes and the window's access state between kNone and kLock; it is never
