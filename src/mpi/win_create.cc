@@ -3,6 +3,7 @@
 #include "mpi/binding.h"
 #include "mpi/host.h"
 #include "rma/comm_info.h"
+#include "rma/registry.h"
 
 using namespace osprey;
 
@@ -91,9 +92,12 @@ OSPREY_EXPORT int PMPI_Win_free(MPI_Win* win) {
   OSPREY_WINDOW(w, *win);
   Status s = w->free();
   if (!s.ok()) return errors::raise_on_win(w->anchor(), s);
-  delete w;
-  // The host runs the user's attribute delete callbacks on the anchor.
+  // The host runs the user's attribute delete callbacks on the anchor: the window still
+  // answers for its attributes until they ran.
+  const MPI_Win anchor = *win;
   const int rc = host::fn().win_free(win);
+  rma::unregister_window(anchor, w);
+  delete w;
   *win = MPI_WIN_NULL;
   return rc;
 }

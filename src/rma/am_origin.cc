@@ -60,6 +60,12 @@ std::vector<int> Window::am_target_ranks() const {
   return ranks;
 }
 
+// Pools bound what one thread has in flight: it waits for its own operations to free
+// elements. Threads of one process must not wait for each other's elements: one thread's
+// operation may wait for a lock that a thread of another process holds while it waits for an
+// element of its own process, held by an operation waiting for a lock this thread holds (a
+// cycle no program wrote). Under MPI_THREAD_MULTIPLE an exhausted pool therefore grows after
+// the cleanup that needs no wait, and shrinks back as elements return (op_table.cc).
 OpElem* Window::am_new_op(AmGuard& g) {
   progress::Backoff b;
   for (;;) {
@@ -68,7 +74,7 @@ OpElem* Window::am_new_op(AmGuard& g) {
     for (int r : am_target_ranks())
       if (TargetElem* t = am_->table.find(r)) am_issue(g, t, 0);
     am_reap_all();
-    if (OpElem* o = am_->table.new_op()) return o;
+    if (OpElem* o = am_->table.new_op(threads_)) return o;
     am_pause(g, b);
   }
 }
@@ -94,6 +100,8 @@ TargetElem* Window::am_target_elem(AmGuard& g, int rank) {
     });
     if (idle) {
       am_->table.remove(idle);
+    } else if (threads_) {
+      return am_->table.get(rank, true);  // see am_new_op
     } else if (victim) {
       ++victim->busy;
       am_issue(g, victim, needs_ack(victim) ? am::kFlush : 0);

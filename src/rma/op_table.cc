@@ -64,7 +64,7 @@ TargetElem* OpTable::find(int rank) const {
   return nullptr;
 }
 
-TargetElem* OpTable::get(int rank) {
+TargetElem* OpTable::get(int rank, bool overflow) {
   if (TargetElem* t = find(rank)) return t;
   TargetElem* t = nullptr;
   if (!target_pool_.empty()) {
@@ -73,6 +73,8 @@ TargetElem* OpTable::get(int rank) {
   } else if (!global().targets.empty()) {
     t = global().targets.back();
     global().targets.pop_back();
+  } else if (overflow) {
+    t = new TargetElem;
   } else {
     return nullptr;
   }
@@ -104,7 +106,7 @@ void OpTable::remove(TargetElem* t) {
     delete t;
 }
 
-OpElem* OpTable::new_op() {
+OpElem* OpTable::new_op(bool overflow) {
   OpElem* o = nullptr;
   if (!op_pool_.empty()) {
     o = op_pool_.back();
@@ -112,6 +114,8 @@ OpElem* OpTable::new_op() {
   } else if (!global().ops.empty()) {
     o = global().ops.back();
     global().ops.pop_back();
+  } else if (overflow) {
+    o = new OpElem;
   } else {
     return nullptr;
   }

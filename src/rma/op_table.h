@@ -81,11 +81,12 @@ class OpTable {
   ~OpTable();
 
   TargetElem* find(int rank) const;
-  // Finds or creates; nullptr if no element is available (caller cleans up and retries).
-  TargetElem* get(int rank);
+  // Finds or creates; nullptr if no element is available (caller cleans up and retries),
+  // unless `overflow`: then one is allocated beyond the pools (freed when it comes back).
+  TargetElem* get(int rank, bool overflow = false);
   void remove(TargetElem* t);
 
-  OpElem* new_op();  // nullptr if both pools are empty
+  OpElem* new_op(bool overflow = false);  // nullptr if both pools are empty, unless overflow
   void free_op(OpElem* op);
 
   void append(TargetElem* t, OpElem* op);

@@ -9,8 +9,8 @@ void register_window(MPI_Win h, Window* w) {
   registry_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
-void unregister_window(MPI_Win h) {
-  registry().erase(handle_key(h));
+void unregister_window(MPI_Win h, const Window* w) {
+  registry().erase(handle_key(h), w);
   registry_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

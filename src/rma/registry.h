@@ -20,7 +20,9 @@ HandleMap<Window>& registry();
 extern std::atomic<uint64_t> registry_generation;
 
 void register_window(MPI_Win h, Window* w);
-void unregister_window(MPI_Win h);
+// Only while h still names w: once the host freed the anchor, another thread's new window may
+// have its handle.
+void unregister_window(MPI_Win h, const Window* w);
 
 inline Window* find_window(MPI_Win h) {
   struct Last {

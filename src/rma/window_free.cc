@@ -26,7 +26,6 @@ Status Window::free() {
   }
   // Replies still being sent from this window's memory point into its state: let them end.
   if (am_) progress::wait_until([&] { return am_sends_done(); });
-  unregister_window(anchor_);
   ci_->remove_window(id_);
   freed_ = true;
   release_resources();

@@ -64,8 +64,8 @@ class HandleMap {
     end_write();
   }
 
-  // Removes key; returns the value it held or nullptr.
-  V* erase(uint64_t key) {
+  // Removes key (only if it maps to `only`, when given); returns the value it held or nullptr.
+  V* erase(uint64_t key, const V* only = nullptr) {
     std::lock_guard<std::mutex> g(mu_);
     Table* t = table_.load(std::memory_order_relaxed);
     std::size_t i = hash(key) & t->mask;
@@ -74,6 +74,7 @@ class HandleMap {
       if (k == kEmpty) return nullptr;
       if (k == key) {
         V* v = t->slots[i].val.load(std::memory_order_relaxed);
+        if (only && v != only) return nullptr;
         begin_write();
         t->slots[i].key.store(kTomb, std::memory_order_release);
         t->slots[i].val.store(nullptr, std::memory_order_release);

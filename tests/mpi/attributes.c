@@ -3,9 +3,20 @@
 #include "common.h"
 
 static int deleted = 0;
+static void* freed_base; /* the base and size the window being freed had */
+static MPI_Aint freed_size;
+/* Runs inside MPI_Win_free, where the window's attributes can still be read (as in MPICH). */
 static int delete_fn(MPI_Win w, int keyval, void* val, void* extra) {
-  (void)w, (void)keyval, (void)extra;
+  (void)keyval, (void)extra;
   CHECK(*(int*)val == 42, "attribute value");
+  void* base = NULL;
+  MPI_Aint* size = NULL;
+  int flag = 0;
+  MPI_OK(MPI_Win_get_attr(w, MPI_WIN_BASE, &base, &flag));
+  CHECK(flag && base == freed_base, "delete callback: MPI_WIN_BASE %p want %p", base, freed_base);
+  MPI_OK(MPI_Win_get_attr(w, MPI_WIN_SIZE, &size, &flag));
+  CHECK(flag && *size == freed_size, "delete callback: MPI_WIN_SIZE %ld want %ld", (long)*size,
+        (long)freed_size);
   deleted++;
   return MPI_SUCCESS;
 }
@@ -128,6 +139,11 @@ int main(int argc, char** argv) {
     MPI_Errhandler_free(&cur);
 
     deleted = 0;
+    void* b = NULL;
+    MPI_Aint* sz = NULL;
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_BASE, &b, &flag));
+    MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_SIZE, &sz, &flag));
+    freed_base = b, freed_size = *sz;
     t_win_free(&w);
     CHECK(deleted == 1, "attribute delete callback ran %d times", deleted);
     MPI_Win_free_keyval(&keyval);

@@ -24,3 +24,8 @@ osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROG
                    LABELS threaded)
 osprey_mpi_test(epoch_data mpi/epoch_data.c)
 osprey_mpi_test(type_cache mpi/type_cache.c)
+# Threads contending for pools of one element and for one credit per peer.
+osprey_mpi_variant(pool1.thread_interleavings thread_interleavings MODES am mixed
+                   ENV ${_tiny_pools} LABELS threaded)
+osprey_mpi_variant(credits.thread_interleavings thread_interleavings MODES am
+                   ENV ${_tiny_credits} LABELS threaded)
