@@ -11,6 +11,7 @@
 #include <new>
 
 #include "rma/shm_lock.h"
+#include "transport/shm/attach_table.h"
 
 namespace osprey::progress {
 namespace {
@@ -36,6 +37,34 @@ TEST(LivenessDeathTest, AWaitForADeadLockHolderEndsTheProcess) {
       },
       ::testing::ExitedWithCode(70), "rank 5 \\(process [0-9]+\\) on this node has exited");
   munmap(mem, sizeof(shm::LockWords));
+}
+
+// A peer that dies while it changes its attach table (sequence number odd): a reader checking
+// an access against that table ends the process instead of waiting for the even number.
+TEST(LivenessDeathTest, AReaderOfADeadWritersAttachTableEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::size_t bytes = 2 * sizeof(shm::AttachTableHeader);
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  auto* headers = new (mem) shm::AttachTableHeader[2]{};
+  EXPECT_EXIT(
+      {
+        const pid_t peer = fork();
+        if (peer == 0) {
+          headers[1].seq.fetch_add(1);  // begins a change, and dies in it
+          _exit(0);
+        }
+        waitpid(peer, nullptr, 0);
+        watch_peer(peer, 3);
+        shm::AttachTables tables;
+        tables.init(headers, 2, 0);
+        bool inside = false;
+        (void)tables.covers(1, 0x1000, 0x1008, &inside);  // waits for an even number
+        std::fprintf(stderr, "still running: the table was read\n");
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(70), "rank 3 \\(process [0-9]+\\) on this node has exited");
+  munmap(mem, bytes);
 }
 
 TEST(Liveness, LivingPeersPassTheCheck) {
