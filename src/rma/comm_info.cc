@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <set>
 
@@ -42,7 +43,34 @@ int on_delete(MPI_Comm, int, void* attr, void*) {
   return MPI_SUCCESS;
 }
 
+// osprey's own traffic on the private communicator (requests, replies, payloads, setup
+// messages, agreements) runs in progress calls that have no user call to return an error to,
+// and a lost message would hang or corrupt every window of the communicator. So the host
+// reports any failure there through this handler, which names it and ends the job, whatever
+// handler the user's communicator had (a dup inherits it; MPI_ERRORS_RETURN would let the
+// failure pass unseen).
+void on_private_error(MPI_Comm*, int* code, ...) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  PMPI_Error_string(*code, text, &len);
+  std::fprintf(stderr,
+               "osprey: the host MPI failed a call of osprey's own messages (%s); the windows of "
+               "this communicator cannot go on, aborting the job\n",
+               text);
+  std::fflush(stderr);
+  PMPI_Abort(MPI_COMM_WORLD, *code);
+}
+
 }  // namespace
+
+MPI_Errhandler CommInfo::private_errhandler() {
+  static MPI_Errhandler eh = [] {
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_create_errhandler(on_private_error, &h);
+    return h;
+  }();
+  return eh;
+}
 
 Status CommInfo::acquire(MPI_Comm user, CommInfo** out) {
   {
@@ -83,6 +111,7 @@ Status CommInfo::init(MPI_Comm user) {
   const int dup = PMPI_Comm_dup(user, &priv_);
   if (dup != MPI_SUCCESS) priv_ = MPI_COMM_NULL;
   OSPREY_TRY(host_call(dup, "osprey: the host cannot create another communicator for this window"));
+  PMPI_Comm_set_errhandler(priv_, private_errhandler());
   PMPI_Comm_rank(priv_, &rank_);
   PMPI_Comm_size(priv_, &size_);
   // The node communicator is only needed here: later node-level exchanges go through the

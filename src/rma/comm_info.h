@@ -38,6 +38,9 @@ class CommInfo {
   static void shutdown_all();
 
   MPI_Comm priv() const { return priv_; }
+  // The private communicator's error handler: a host failure of osprey's own messages ends the
+  // job with a message (comm_info.cc).
+  static MPI_Errhandler private_errhandler();
   int rank() const { return rank_; }
   int size() const { return size_; }
   int node_rank() const { return node_rank_; }
