@@ -79,6 +79,9 @@ void check_peers() {
                "waits for it; aborting the job instead of hanging\n",
                rank, static_cast<int>(dead), static_cast<int>(getpid()));
   std::fflush(stderr);
+  // The launcher forwards output through its own processes, and an abort may end them before
+  // they passed the message on: give them a moment.
+  usleep(200 * 1000);
   int up = 0, down = 0;
   PMPI_Initialized(&up);
   PMPI_Finalized(&down);

@@ -10,7 +10,7 @@ namespace {
 
 bool get(MPI_Info info, const char* key, std::string& value) {
   int flag = 0, len = 0;
-  PMPI_Info_get_valuelen(info, key, &len, &flag);
+  if (PMPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS) return false;
   if (!flag) return false;
   value.assign(static_cast<size_t>(len) + 1, '\0');
   PMPI_Info_get(info, key, len + 1, value.data(), &flag);
@@ -56,8 +56,11 @@ std::string ordering_string(uint8_t bits) {
 
 }  // namespace
 
-void Hints::read(MPI_Info info) {
-  if (info == MPI_INFO_NULL) return;
+Status Hints::read(MPI_Info info) {
+  if (info == MPI_INFO_NULL) return kOk;
+  int nkeys = 0;  // also tells whether the host knows the handle
+  if (PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+    return Err(MPI_ERR_INFO, "osprey: invalid info object");
   std::string v;
   if (get(info, "no_locks", v)) no_locks = truthy(v);
   if (get(info, "accumulate_ordering", v)) ordering = parse_ordering(v, ordering);
@@ -68,6 +71,7 @@ void Hints::read(MPI_Info info) {
   if (get(info, "same_size", v)) same_size = truthy(v);
   if (get(info, "same_disp_unit", v)) same_disp_unit = truthy(v);
   if (get(info, "alloc_shared_noncontig", v)) alloc_shared_noncontig = truthy(v);
+  return kOk;
 }
 
 void write_hints(const Hints& h, const char* path, MPI_Info* out) {

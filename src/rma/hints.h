@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include "util/status.h"
+
 #include <cstdint>
 
 namespace osprey::rma {
@@ -17,8 +19,9 @@ struct Hints {
   bool same_disp_unit = false;
   bool alloc_shared_noncontig = false;
 
-  // Reads the keys present in `info` over the current values (MPI_INFO_NULL: no change).
-  void read(MPI_Info info);
+  // Reads the keys present in `info` over the current values (MPI_INFO_NULL: no change);
+  // MPI_ERR_INFO for a handle the host does not know.
+  Status read(MPI_Info info);
 };
 
 // Writes every hint as the program last set it (or its default), plus osprey_version and

@@ -192,8 +192,7 @@ Status Window::get_info(MPI_Info* info) const {
 Status Window::set_info(MPI_Info info) {
   // Every key is recorded and echoed by get_info, as MPICH does; what a key can no longer
   // change (the memory layout) stays as created.
-  hints_.read(info);
-  return kOk;
+  return hints_.read(info);
 }
 
 }  // namespace osprey::rma

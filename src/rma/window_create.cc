@@ -194,7 +194,8 @@ Status Window::create(const Args& a, Window** out) {
   w->size_ = a.flavor == Flavor::kDynamic ? 0 : a.size;
   w->disp_unit_ = a.flavor == Flavor::kDynamic ? 1 : a.disp_unit;
   w->disp_unit_int_ = static_cast<int>(w->disp_unit_);
-  w->hints_.read(a.info);
+  const Status hinted = w->hints_.read(a.info);
+  if (local.ok()) local = hinted;
   w->force_am_ = config().transport == TransportMode::kAm;
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);

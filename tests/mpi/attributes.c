@@ -83,6 +83,24 @@ int main(int argc, char** argv) {
     MPI_Info_set(info, "accumulate_ops", "same_op");
     MPI_OK(MPI_Win_set_info(w.win, info));
     MPI_Info_free(&info);
+#ifdef MPICH_VERSION
+    {
+      /* A handle that names no info object is refused with MPI_ERR_INFO (errors returned
+       * everywhere: the host reports the bad handle on MPI_COMM_WORLD or MPI_COMM_SELF first).
+       * MPICH's handles are integers; this one has an object kind no info has. */
+      const MPI_Info bogus = (MPI_Info)0x12345;
+      MPI_Errhandler weh;
+      MPI_Win_get_errhandler(w.win, &weh);
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+      MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
+      EXPECT_CLASS(MPI_ERR_INFO, MPI_Win_set_info(w.win, bogus));
+      MPI_Win_set_errhandler(w.win, weh);
+      MPI_Errhandler_free(&weh);
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+      MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    }
+#endif
     MPI_OK(MPI_Win_get_info(w.win, &info));
     info_value(info, "accumulate_ordering", val, &flag);
     CHECK(flag && strcmp(val, "none") == 0, "ordering after set_info: %s", val);
