@@ -49,6 +49,15 @@ static inline void t_init(int* argc, char*** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &t_size);
 }
 
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE, which the test needs. */
+static inline void t_init_multiple(int* argc, char*** argv) {
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &t_size);
+  CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided");
+}
+
 static inline int t_finish(const char* name) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == 0) printf("%s: OK (%d ranks)\n", name, t_size);

@@ -181,11 +181,7 @@ static void* attach_worker(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &t_size);
-  CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided");
+  t_init_multiple(&argc, &argv);
   left = (t_rank + t_size - 1) % t_size;
   right = (t_rank + 1) % t_size;
   const int words = 1 + t_size * THREADS;

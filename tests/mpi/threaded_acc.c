@@ -31,11 +31,7 @@ static void* worker(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &t_size);
-  CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided");
+  t_init_multiple(&argc, &argv);
   for (int f = 0; f < T_NFLAVORS; f++) {
     const int words = 2 + t_size * THREADS;
     if (!t_win_create(&w, (enum t_flavor)f, words * 8, 8, MPI_COMM_WORLD)) continue;

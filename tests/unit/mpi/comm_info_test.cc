@@ -9,12 +9,18 @@
 namespace osprey::rma {
 namespace {
 
+// The info of a fresh communicator whose handler returns errors.
+CommInfo* info_of_erring_comm(MPI_Comm* user) {
+  PMPI_Comm_dup(MPI_COMM_SELF, user);
+  PMPI_Comm_set_errhandler(*user, MPI_ERRORS_RETURN);
+  CommInfo* ci = nullptr;
+  return CommInfo::acquire(*user, &ci).ok() ? ci : nullptr;
+}
+
 TEST(CommInfo, PrivateCommunicatorIgnoresTheUsersErrorsReturn) {
   MPI_Comm user;
-  ASSERT_EQ(PMPI_Comm_dup(MPI_COMM_SELF, &user), MPI_SUCCESS);
-  PMPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-  CommInfo* ci = nullptr;
-  ASSERT_TRUE(CommInfo::acquire(user, &ci).ok());
+  CommInfo* ci = info_of_erring_comm(&user);
+  ASSERT_NE(ci, nullptr);
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   PMPI_Comm_get_errhandler(ci->priv(), &eh);
   EXPECT_EQ(eh, CommInfo::private_errhandler());
@@ -25,10 +31,8 @@ TEST(CommInfo, PrivateCommunicatorIgnoresTheUsersErrorsReturn) {
 
 TEST(CommInfoDeathTest, AHostFailureOfOspreysMessagesEndsTheProcess) {
   MPI_Comm user;
-  ASSERT_EQ(PMPI_Comm_dup(MPI_COMM_SELF, &user), MPI_SUCCESS);
-  PMPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-  CommInfo* ci = nullptr;
-  ASSERT_TRUE(CommInfo::acquire(user, &ci).ok());
+  CommInfo* ci = info_of_erring_comm(&user);
+  ASSERT_NE(ci, nullptr);
   int v = 0;
   // A send to a rank the communicator does not have: the host fails it.
   EXPECT_DEATH(PMPI_Send(&v, 1, MPI_INT, 7, 0, ci->priv()),
