@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "progress/backoff.h"
+#include "rma/shm_lock.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
 #include "util/cpu.h"
@@ -38,6 +39,11 @@ Status PscwEpochs::post(MPI_Group group, int assert) {
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post while an exposure epoch is open");
   if (w_.access_ == Access::kFence && w_.fence_.has_ops())
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_post inside a fence epoch");
+  // A window may not be exposed while a passive-target epoch holds its lock (MPI-3.1 11.5.3):
+  // a held lock word is a conflict found for free (a lock not taken yet is not seen).
+  if (shm_lock::in_use(w_.view_.lock(static_cast<uint32_t>(w_.ci_->node_rank()))))
+    return Err(MPI_ERR_RMA_CONFLICT,
+               "osprey: MPI_Win_post while a passive-target epoch holds this window's lock");
   std::vector<int> origins;
   OSPREY_TRY(translate_group(group, origins));
   if (w_.access_ == Access::kFence)

@@ -42,6 +42,12 @@ void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
   spin_until([&] { return l.rout.load(std::memory_order_acquire) == readers; }, idle);
 }
 
+bool in_use(const shm::LockWords& l) {
+  const uint32_t readers_in = l.rin.load(std::memory_order_acquire) & ~kWriterBits;
+  return l.win.load(std::memory_order_acquire) != l.wout.load(std::memory_order_acquire) ||
+         readers_in != l.rout.load(std::memory_order_acquire);
+}
+
 void unlock_exclusive(shm::LockWords& l) {
   l.rin.fetch_and(~kWriterBits, std::memory_order_release);
   // Only the holder writes wout, so the next writer's ticket can be served by a plain store.

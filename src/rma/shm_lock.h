@@ -13,6 +13,8 @@ namespace osprey::rma::shm_lock {
 void lock_shared(shm::LockWords& l, progress::Idle idle);
 void unlock_shared(shm::LockWords& l);
 void lock_exclusive(shm::LockWords& l, progress::Idle idle);
+// Whether any process holds the lock or waits for it (a snapshot).
+bool in_use(const shm::LockWords& l);
 void unlock_exclusive(shm::LockWords& l);
 
 // The same lock taken step by step without blocking: a target takes its own lock for a remote

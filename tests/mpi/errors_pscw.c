@@ -1,7 +1,8 @@
 /* PSCW misuse is reported as MPI_ERR_RMA_SYNC (or the class the standard names) and never
  * hangs: complete without start, wait/test without post, start inside another access epoch,
  * post inside an exposure epoch, operations to targets outside the start group, groups with
- * processes outside the window, fence and free inside PSCW epochs. */
+ * processes outside the window, fence and free inside PSCW epochs, post while another process
+ * holds a lock on the window (MPI_ERR_RMA_CONFLICT). */
 #include "common.h"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,25 @@ int main(int argc, char** argv) {
 
   MPI_Group left_g;
   MPI_Group_incl(world, 1, &left, &left_g);
+
+  /* Rank 0's window is locked (and the lock taken, by a flushed put) by the last rank. */
+  const int last = t_size - 1;
+  if (t_rank == last) {
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, 0, 3, 1, MPI_INT64_T, win));
+    MPI_OK(MPI_Win_flush(0, win));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (t_rank == 0) EXPECT_CLASS(MPI_ERR_RMA_CONFLICT, MPI_Win_post(left_g, 0, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (t_rank == last) MPI_OK(MPI_Win_unlock(0, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (t_rank == 0) {
+    CHECK(mem[3] == 1, "the locked put did not land: %lld", (long long)mem[3]);
+    mem[3] = 0;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
   MPI_OK(MPI_Win_post(left_g, 0, win));
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_post(left_g, 0, win));
   EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Win_free(&win));
