@@ -30,3 +30,9 @@ inline int bad_window() {
 #define OSPREY_WINDOW(w, win)                                 \
   ::osprey::rma::Window* w = ::osprey::rma::find_window(win); \
   if (!w) return ::osprey::binding::bad_window()
+
+// The same for calls that move data or synchronize: a window inside MPI_Win_free (its memory
+// gone, its attribute delete callbacks running) answers only for its attributes.
+#define OSPREY_LIVE_WINDOW(w, win) \
+  OSPREY_WINDOW(w, win);           \
+  if (w->freed()) return ::osprey::binding::bad_window()

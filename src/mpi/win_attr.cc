@@ -113,7 +113,7 @@ OSPREY_ALIAS(MPI_Win_set_info)
 
 OSPREY_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit,
                                         void* baseptr) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   MPI_Aint du = 0;
   Status s = w->shared_query(rank, size, &du, static_cast<void**>(baseptr));
   if (s.ok()) *disp_unit = static_cast<int>(du);
@@ -123,7 +123,7 @@ OSPREY_ALIAS(MPI_Win_shared_query)
 
 OSPREY_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size,
                                           MPI_Aint* disp_unit, void* baseptr) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->shared_query(rank, size, disp_unit, static_cast<void**>(baseptr)));
 }
 OSPREY_ALIAS(MPI_Win_shared_query_c)

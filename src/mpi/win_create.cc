@@ -28,6 +28,8 @@ int create(rma::Flavor flavor, MPI_Aint size, MPI_Aint disp_unit, void* base, MP
   if (!s.ok()) return errors::raise_on_comm(comm, s);
   // The communicator's info first: when the host has no communicator left, every rank fails
   // there alike, before any rank holds an anchor it would have to give back.
+  if (comm == MPI_COMM_NULL)
+    return errors::raise_on_comm(comm, Err(MPI_ERR_COMM, "osprey: window on MPI_COMM_NULL"));
   rma::CommInfo* ci = nullptr;
   s = rma::CommInfo::acquire(comm, &ci);
   if (!s.ok()) return errors::raise_on_comm(comm, s);
@@ -89,7 +91,7 @@ OSPREY_ALIAS(MPI_Win_create_dynamic)
 
 OSPREY_EXPORT int PMPI_Win_free(MPI_Win* win) {
   if (!win) return binding::bad_window();
-  OSPREY_WINDOW(w, *win);
+  OSPREY_LIVE_WINDOW(w, *win);
   Status s = w->free();
   if (!s.ok()) return errors::raise_on_win(w->anchor(), s);
   // The host runs the user's attribute delete callbacks on the anchor: the window still

@@ -5,13 +5,13 @@
 using namespace osprey;
 
 OSPREY_EXPORT int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->attach(base, size));
 }
 OSPREY_ALIAS(MPI_Win_attach)
 
 OSPREY_EXPORT int PMPI_Win_detach(MPI_Win win, const void* base) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->detach(base));
 }
 OSPREY_ALIAS(MPI_Win_detach)

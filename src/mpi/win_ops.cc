@@ -34,7 +34,7 @@ int with_request(rma::Window* w, int rank, MPI_Request* request, Run&& run) {
 template <class C>
 int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
         MPI_Request* req) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
@@ -43,7 +43,7 @@ int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
 template <class C>
 int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
         MPI_Request* req) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
@@ -52,7 +52,7 @@ int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt
 template <class C>
 int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op,
         MPI_Win win, MPI_Request* req) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
     return w->accumulate_general(o, oc, ot, r, d, tc, tt, op, h);
@@ -62,7 +62,7 @@ int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
 template <class C>
 int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype rt, int r,
             MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
     return w->get_accumulate_general(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
@@ -176,14 +176,14 @@ OSPREY_ALIAS(MPI_Rget_accumulate_c)
 
 OSPREY_EXPORT int PMPI_Fetch_and_op(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d,
                                     MPI_Op op, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return done(w, w->fetch_and_op(o, res, t, r, d, op));
 }
 OSPREY_ALIAS(MPI_Fetch_and_op)
 
 OSPREY_EXPORT int PMPI_Compare_and_swap(const void* o, const void* cmp, void* res, MPI_Datatype t,
                                         int r, MPI_Aint d, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return done(w, w->compare_and_swap(o, cmp, res, t, r, d));
 }
 OSPREY_ALIAS(MPI_Compare_and_swap)

@@ -4,91 +4,91 @@
 using namespace osprey;
 
 OSPREY_EXPORT int PMPI_Win_fence(int assert, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->fence(assert));
 }
 OSPREY_ALIAS(MPI_Win_fence)
 
 OSPREY_EXPORT int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->lock(type, rank, assert));
 }
 OSPREY_ALIAS(MPI_Win_lock)
 
 OSPREY_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->unlock(rank));
 }
 OSPREY_ALIAS(MPI_Win_unlock)
 
 OSPREY_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->lock_all(assert));
 }
 OSPREY_ALIAS(MPI_Win_lock_all)
 
 OSPREY_EXPORT int PMPI_Win_unlock_all(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->unlock_all());
 }
 OSPREY_ALIAS(MPI_Win_unlock_all)
 
 OSPREY_EXPORT int PMPI_Win_flush(int rank, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->flush(rank));
 }
 OSPREY_ALIAS(MPI_Win_flush)
 
 OSPREY_EXPORT int PMPI_Win_flush_all(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->flush_all());
 }
 OSPREY_ALIAS(MPI_Win_flush_all)
 
 OSPREY_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->flush_local(rank));
 }
 OSPREY_ALIAS(MPI_Win_flush_local)
 
 OSPREY_EXPORT int PMPI_Win_flush_local_all(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->flush_local_all());
 }
 OSPREY_ALIAS(MPI_Win_flush_local_all)
 
 OSPREY_EXPORT int PMPI_Win_sync(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->sync());
 }
 OSPREY_ALIAS(MPI_Win_sync)
 
 OSPREY_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->post(group, assert));
 }
 OSPREY_ALIAS(MPI_Win_post)
 
 OSPREY_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->start(group, assert));
 }
 OSPREY_ALIAS(MPI_Win_start)
 
 OSPREY_EXPORT int PMPI_Win_complete(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->complete());
 }
 OSPREY_ALIAS(MPI_Win_complete)
 
 OSPREY_EXPORT int PMPI_Win_wait(MPI_Win win) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->wait());
 }
 OSPREY_ALIAS(MPI_Win_wait)
 
 OSPREY_EXPORT int PMPI_Win_test(MPI_Win win, int* flag) {
-  OSPREY_WINDOW(w, win);
+  OSPREY_LIVE_WINDOW(w, win);
   bool done = false;
   Status s = w->test(&done);
   *flag = done;

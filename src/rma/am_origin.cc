@@ -477,10 +477,12 @@ Status Window::am_flush_all(bool local_only) {
   return am_take_error();
 }
 
-Status Window::am_unlock(int rank, bool lock_sent) {
+Status Window::am_unlock(int rank, const LockEntry& e) {
   AmGuard g(am_->mu);
+  // Under the lock: another thread may send this target's queued operations, with the lock
+  // request, until this point.
   TargetElem* te = am_->table.find(rank);
-  if (!te && !lock_sent) return am_take_error();  // lazy lock never used: nothing to undo
+  if (!te && !e.am_sent) return am_take_error();  // lazy lock never used: nothing to undo
   if (!te) te = am_target_elem(g, rank);
   ++te->busy;
   am_issue(g, te, am::kUnlock);

@@ -111,7 +111,6 @@ Status CommInfo::init(MPI_Comm user) {
   const int dup = PMPI_Comm_dup(user, &priv_);
   if (dup != MPI_SUCCESS) priv_ = MPI_COMM_NULL;
   OSPREY_TRY(host_call(dup, "osprey: the host cannot create another communicator for this window"));
-  PMPI_Comm_set_errhandler(priv_, private_errhandler());
   PMPI_Comm_rank(priv_, &rank_);
   PMPI_Comm_size(priv_, &size_);
   // The node communicator is only needed here: later node-level exchanges go through the
@@ -169,6 +168,9 @@ Status CommInfo::init(MPI_Comm user) {
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
   PMPI_Comm_free(&node);
   cma_ok_ = ok != 0;
+  // From here on the private communicator carries osprey's own messages (the checks above run
+  // under the user's handler, so that every rank returns their errors).
+  PMPI_Comm_set_errhandler(priv_, private_errhandler());
   OSPREY_LOG(1, "communicator of %d ranks, %d on this node, cross-memory attach %s", size_,
              node_size_, cma_ok_ ? "available" : "unavailable");
   return kOk;

@@ -1,10 +1,14 @@
 #include "rma/op_table.h"
 
+#include <mutex>
+
 namespace osprey::rma {
 namespace {
 
-// The global pools, shared by every window (used under the active-message lock).
+// The global pools, shared by every window: windows' own locks do not cover them, so they have
+// their own (taken only when a window's pool is empty or full).
 struct GlobalPools {
+  std::mutex mu;
   std::vector<OpElem*> ops;
   std::vector<TargetElem*> targets;
   std::size_t op_cap = 0, target_cap = 0;
@@ -16,10 +20,28 @@ GlobalPools& global() {
   return *g;
 }
 
+template <class T>
+T* take_global(std::vector<T*>& pool) {
+  std::lock_guard<std::mutex> lock(global().mu);
+  if (pool.empty()) return nullptr;
+  T* e = pool.back();
+  pool.pop_back();
+  return e;
+}
+
+template <class T>
+bool give_global(std::vector<T*>& pool, std::size_t cap, T* e) {
+  std::lock_guard<std::mutex> lock(global().mu);
+  if (pool.size() >= cap) return false;
+  pool.push_back(e);
+  return true;
+}
+
 }  // namespace
 
 void init_global_pools(std::size_t ops, std::size_t targets) {
   GlobalPools& g = global();
+  std::lock_guard<std::mutex> lock(g.mu);
   if (g.ready) return;
   g.ready = true;
   g.op_cap = ops;
@@ -70,9 +92,8 @@ TargetElem* OpTable::get(int rank, bool overflow) {
   if (!target_pool_.empty()) {
     t = target_pool_.back();
     target_pool_.pop_back();
-  } else if (!global().targets.empty()) {
-    t = global().targets.back();
-    global().targets.pop_back();
+  } else if (TargetElem* g = take_global(global().targets)) {
+    t = g;
   } else if (overflow) {
     t = new TargetElem;
   } else {
@@ -100,9 +121,7 @@ void OpTable::remove(TargetElem* t) {
   --ntargets_;
   if (target_pool_.size() < target_cap_)
     target_pool_.push_back(t);
-  else if (global().targets.size() < global().target_cap)
-    global().targets.push_back(t);
-  else
+  else if (!give_global(global().targets, global().target_cap, t))
     delete t;
 }
 
@@ -111,9 +130,8 @@ OpElem* OpTable::new_op(bool overflow) {
   if (!op_pool_.empty()) {
     o = op_pool_.back();
     op_pool_.pop_back();
-  } else if (!global().ops.empty()) {
-    o = global().ops.back();
-    global().ops.pop_back();
+  } else if (OpElem* g = take_global(global().ops)) {
+    o = g;
   } else if (overflow) {
     o = new OpElem;
   } else {
@@ -135,9 +153,7 @@ void OpTable::free_op(OpElem* o) {
   }
   if (op_pool_.size() < op_cap_)
     op_pool_.push_back(o);
-  else if (global().ops.size() < global().op_cap)
-    global().ops.push_back(o);
-  else
+  else if (!give_global(global().ops, global().op_cap, o))
     delete o;
 }
 

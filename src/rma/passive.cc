@@ -1,5 +1,7 @@
 #include "rma/passive.h"
 
+#include "progress/backoff.h"
+
 #include "rma/shm_lock.h"
 #include "rma/window.h"
 #include "util/cpu.h"
@@ -69,6 +71,7 @@ Status PassiveEpochs::lock(int type, int rank, int assert) {
     e->nocheck = (assert& MPI_MODE_NOCHECK) != 0;
     e->am_sent = false, e->closing = false;
     e->held.store(false, std::memory_order_relaxed);
+    e->claimed.store(false, std::memory_order_relaxed);
     ++open_count_;
     open_storage_[static_cast<size_t>(rank)].store(e, std::memory_order_release);
     w_.access_.store(Access::kLock, std::memory_order_release);
@@ -113,8 +116,11 @@ Status PassiveEpochs::lock_all(int assert) {
   lockall_held_.clear();
   const size_t words = static_cast<size_t>(w_.ci_->node_size() + 63) / 64;
   lockall_bits_.reset(new std::atomic<uint64_t>[words]);
-  for (size_t i = 0; i < words; ++i)
+  lockall_claims_.reset(new std::atomic<uint64_t>[words]);
+  for (size_t i = 0; i < words; ++i) {
     lockall_bits_[i].store(0, std::memory_order_relaxed);
+    lockall_claims_[i].store(0, std::memory_order_relaxed);
+  }
   w_.access_.store(Access::kLockAll, std::memory_order_release);
   // Shared-memory windows: the user may load and store directly, so take every lock now (the
   // lock words, whatever path the data takes).
@@ -129,25 +135,33 @@ Status PassiveEpochs::lock_all(int assert) {
 }
 
 Status PassiveEpochs::take_words(const TargetView& t, LockEntry& e) {
-  std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
-  if (w_.threads_) g.lock();
-  if (!e.held.load(std::memory_order_relaxed)) {
-    OSPREY_TRY(acquire_words(t.local, e.type));
-    e.held.store(true, std::memory_order_release);
+  if (e.held.load(std::memory_order_acquire)) return kOk;
+  bool expect = false;
+  if (!e.claimed.compare_exchange_strong(expect, true, std::memory_order_acq_rel)) {
+    progress::wait_until([&] { return e.held.load(std::memory_order_acquire); });
+    return kOk;
   }
+  OSPREY_TRY(acquire_words(t.local, e.type));
+  e.held.store(true, std::memory_order_release);
   return kOk;
 }
 
 Status PassiveEpochs::lock_all_words(const TargetView& t) {
-  std::atomic<uint64_t>& word = lockall_bits_[static_cast<size_t>(t.local) / 64];
+  const size_t i = static_cast<size_t>(t.local) / 64;
   const uint64_t bit = uint64_t{1} << (t.local % 64);
-  if (word.load(std::memory_order_acquire) & bit) return kOk;
-  std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
-  if (w_.threads_) g.lock();
-  if (word.load(std::memory_order_relaxed) & bit) return kOk;
+  std::atomic<uint64_t>& held = lockall_bits_[i];
+  if (held.load(std::memory_order_acquire) & bit) return kOk;
+  if (lockall_claims_[i].fetch_or(bit, std::memory_order_acq_rel) & bit) {
+    progress::wait_until([&] { return (held.load(std::memory_order_acquire) & bit) != 0; });
+    return kOk;
+  }
   OSPREY_TRY(acquire_words(t.local, MPI_LOCK_SHARED));
-  lockall_held_.push_back(t.local);
-  word.fetch_or(bit, std::memory_order_release);
+  {
+    std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
+    if (w_.threads_) g.lock();
+    lockall_held_.push_back(t.local);
+  }
+  held.fetch_or(bit, std::memory_order_release);
   return kOk;
 }
 

@@ -24,11 +24,12 @@ struct TargetView;
 struct LockEntry {
   int rank = -1;
   int local = -1;
-  int type = 0;                   // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
-  bool nocheck = false;           // MPI_MODE_NOCHECK: no lock is taken at all
-  bool am_sent = false;           // message path: the lock request went out with an operation
-  bool closing = false;           // an unlock is under way (guarded by PassiveEpochs::mu_)
-  std::atomic<bool> held{false};  // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
+  int type = 0;                      // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED
+  bool nocheck = false;              // MPI_MODE_NOCHECK: no lock is taken at all
+  bool am_sent = false;              // message path: the lock request went out with an operation
+  bool closing = false;              // an unlock is under way (guarded by PassiveEpochs::mu_)
+  std::atomic<bool> held{false};     // lock words taken (LOCK_GRANTED); false: LOCK_CALLED, lazily
+  std::atomic<bool> claimed{false};  // a thread of this process is taking the words
 };
 
 class PassiveEpochs {
@@ -75,8 +76,11 @@ class PassiveEpochs {
   int open_count_ = 0;                                   // guarded by mu_
   bool lockall_nocheck_ = false;
   std::vector<int> lockall_held_;  // node-local ranks whose shared lock lock_all took
-  std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;  // membership of lockall_held_
-  // Lazy lock acquisition may race between threads issuing operations (MPI_THREAD_MULTIPLE).
+  std::unique_ptr<std::atomic<uint64_t>[]> lockall_bits_;    // membership of lockall_held_
+  std::unique_ptr<std::atomic<uint64_t>[]> lockall_claims_;  // a thread is taking that lock
+  // Lazy lock acquisition may race between threads issuing operations (MPI_THREAD_MULTIPLE):
+  // the first thread claims a target's lock and takes it, the others wait until it is held, and
+  // no mutex is held while a lock word is awaited. acquire_mu_ guards lockall_held_ only.
   std::mutex acquire_mu_;
 };
 

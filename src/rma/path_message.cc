@@ -25,7 +25,7 @@ class MessagePath final : public TargetPath {
   Status lock(Window&, const TargetView&, LockEntry&) override { return kOk; }
   Status lock_all_touch(Window&, const TargetView&) override { return kOk; }
   Status unlock(Window& w, const TargetView& t, LockEntry& e) override {
-    const Status s = w.am_unlock(t.rank, e.am_sent);
+    const Status s = w.am_unlock(t.rank, e);
     w.passive_.release_words(e);  // a self lock also holds this node's lock words
     return s;
   }

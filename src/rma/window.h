@@ -157,6 +157,8 @@ class Window {
   // message-path requests other processes send it, whatever window they are for.
   inline void serve_requests();
 
+  // Inside MPI_Win_free: synchronized and its memory released, attributes still answered.
+  bool freed() const { return freed_; }
   // For tests and diagnostics.
   Access access() const { return access_; }
   const char* path_name() const;
@@ -249,7 +251,7 @@ class Window {
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);
-  Status am_unlock(int rank, bool lock_sent);
+  Status am_unlock(int rank, const LockEntry& e);
   Status am_unlock_all();
   bool am_advance_origin();
   // Queues one operation toward a target on the message path.

@@ -17,6 +17,15 @@ static int delete_fn(MPI_Win w, int keyval, void* val, void* extra) {
   MPI_OK(MPI_Win_get_attr(w, MPI_WIN_SIZE, &size, &flag));
   CHECK(flag && *size == freed_size, "delete callback: MPI_WIN_SIZE %ld want %ld", (long)*size,
         (long)freed_size);
+  MPI_Group g;
+  int n = 0;
+  MPI_OK(MPI_Win_get_group(w, &g));
+  MPI_Group_size(g, &n);
+  CHECK(n == t_size, "delete callback: group of %d", n);
+  MPI_Group_free(&g);
+  MPI_Info info;
+  MPI_OK(MPI_Win_get_info(w, &info));
+  MPI_Info_free(&info);
   deleted++;
   return MPI_SUCCESS;
 }
