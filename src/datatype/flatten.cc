@@ -5,6 +5,16 @@
 namespace osprey::dt {
 namespace {
 
+// MPI-1's Fortran-integer combiners are gone from MPI-3.0 headers: Open MPI turns their names
+// into compile errors, MPICH still defines them (its Fortran bindings may build such types).
+#ifdef OPEN_MPI
+constexpr int kHvectorInteger = -1001, kHindexedInteger = -1002, kStructInteger = -1003;
+#else
+constexpr int kHvectorInteger = MPI_COMBINER_HVECTOR_INTEGER;
+constexpr int kHindexedInteger = MPI_COMBINER_HINDEXED_INTEGER;
+constexpr int kStructInteger = MPI_COMBINER_STRUCT_INTEGER;
+#endif
+
 struct Flat {
   std::vector<Block> blocks;
   Category cat = Category::kNone;
@@ -240,7 +250,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
     case MPI_COMBINER_CONTIGUOUS:
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
-    case MPI_COMBINER_HVECTOR_INTEGER: {
+    case kHvectorInteger: {
       const MPI_Aint ext = extent_of(types[0]);
       Flat child;
       OSPREY_TRY(child_flat(types[0], child));
@@ -251,7 +261,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         stride_bytes = static_cast<MPI_Aint>(ints[2]) * ext;
       else if (comb == MPI_COMBINER_HVECTOR)
         stride_bytes = aints[0];
-      else if (comb == MPI_COMBINER_HVECTOR_INTEGER)
+      else if (comb == kHvectorInteger)
         stride_bytes = ints[2];
       else
         stride_bytes = ext;
@@ -264,7 +274,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
     }
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
-    case MPI_COMBINER_HINDEXED_INTEGER:
+    case kHindexedInteger:
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK: {
       const MPI_Aint ext = extent_of(types[0]);
@@ -282,7 +292,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
           case MPI_COMBINER_INDEXED_BLOCK:
             disp = ints[static_cast<size_t>(2 + i)] * ext;
             break;
-          case MPI_COMBINER_HINDEXED_INTEGER:
+          case kHindexedInteger:
             disp = ints[static_cast<size_t>(1 + count + i)];
             break;
           default:
@@ -294,7 +304,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       return kOk;
     }
     case MPI_COMBINER_STRUCT:
-    case MPI_COMBINER_STRUCT_INTEGER: {
+    case kStructInteger: {
       const int64_t count = ints[0];
       for (int64_t i = 0; i < count; ++i) {
         const MPI_Aint ext = extent_of(types[static_cast<size_t>(i)]);
