@@ -239,7 +239,7 @@ Status Window::create(const Args& a, Window** out) {
   const bool private_memory = a.flavor == Flavor::kCreate || a.flavor == Flavor::kDynamic;
   w->uses_am_ = w->force_am_ || !ci->all_on_node() ||
                 (private_memory && ci->node_size() > 1 && !ci->cma_ok());
-  if (w->uses_am_ && s.ok() && !am::host_tags_suffice(a.comm))
+  if (w->uses_am_ && s.ok() && !am::host_tags_suffice())
     s = Err(MPI_ERR_UNSUPPORTED_OPERATION,
             "osprey: the host's MPI_TAG_UB is too small for the message path");
   if (w->uses_am_) {

@@ -11,10 +11,12 @@
 
 namespace osprey::am {
 
-bool host_tags_suffice(MPI_Comm comm) {
+bool host_tags_suffice() {
+  // An attribute of MPI_COMM_WORLD (MPI-3.1 8.1.2), valid for every communicator; Open MPI
+  // does not attach it to other communicators.
   int* ub = nullptr;
   int flag = 0;
-  PMPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &flag);
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
   return flag && ub && *ub >= kTagSpaceBase + kTagSpaceSize + 3;
 }
 

@@ -32,7 +32,7 @@ class Endpoint;
 
 // Whether the host's tags (MPI_TAG_UB) reach the ones the message path uses (packet.h); the
 // standard promises only 32767, MPICH and Open MPI give far more.
-bool host_tags_suffice(MPI_Comm comm);
+bool host_tags_suffice();
 
 // The engine's side of request dispatch.
 class Handler {
