@@ -5,6 +5,7 @@
 // other fence completes this rank's operations (flush) and meets everyone in a dissemination
 // barrier of fence requests, which also combines the assertion flags.
 #include "progress/backoff.h"
+#include "rma/fence.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
 
@@ -38,8 +39,7 @@ Status Window::am_barrier(uint32_t flags, uint32_t* any_out, uint32_t* all_out) 
 }
 
 Status Window::am_fence(int assert) {
-  const uint32_t bits =
-      static_cast<uint32_t>(assert&(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) >> 8;
+  const uint32_t bits = fence_collective_bits(assert);
   if (assert & MPI_MODE_NOPRECEDE) {
     // Nothing to complete and nothing to wait for: the targets hold back this epoch's
     // requests until they enter it. Node peers reached directly still need the node barrier.

@@ -9,10 +9,6 @@ namespace {
 
 constexpr int kFenceAsserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
-// Assertions that every rank must give together (MPI-3.1 11.5.5); they travel as barrier flags
-// shifted down by 8 bits to fit the barrier's 16.
-constexpr uint32_t kCollectiveAsserts = MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
-static_assert((kCollectiveAsserts >> 8) <= 0xffff);
 
 }  // namespace
 
@@ -31,9 +27,8 @@ Status FenceEpoch::fence(int assert) {
     s = w_.am_fence(assert);
     cpu::mem_sync();
   } else {
-    const uint32_t bits = static_cast<uint32_t>(assert) & kCollectiveAsserts;
     const shm::BarrierResult r =
-        w_.barrier_.arrive_and_wait(static_cast<uint16_t>(bits >> 8), progress::poll);
+        w_.barrier_.arrive_and_wait(fence_collective_bits(assert), progress::poll);
     if (r.any != r.all)
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");

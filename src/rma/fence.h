@@ -3,13 +3,23 @@
 // a window with message-path targets runs the message path's fence (am_sync.cc).
 #pragma once
 
+#include <mpi.h>
+
 #include <atomic>
+#include <cstdint>
 
 #include "util/status.h"
 
 namespace osprey::rma {
 
 class Window;
+
+// The assertions every rank must give together in a fence (MPI-3.1 11.5.5), as two flag bits
+// for the barrier that compares them (the constants' values differ between MPI libraries).
+inline uint16_t fence_collective_bits(int assert) {
+  return static_cast<uint16_t>(((assert& MPI_MODE_NOPRECEDE) ? 1 : 0) |
+                               ((assert& MPI_MODE_NOSUCCEED) ? 2 : 0));
+}
 
 class FenceEpoch {
  public:
