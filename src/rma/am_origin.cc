@@ -423,6 +423,7 @@ void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
   const uint64_t upto = te->sent;
   auto settled = [&] {
     if (te->live == 0) return true;
+    if (!threads_) return false;  // a single thread queued nothing meanwhile: no need to look
     for (const OpElem* o = te->head; o; o = o->next)
       if (o->state == OpElem::State::kIssued && o->seq <= upto) return false;
     return true;
