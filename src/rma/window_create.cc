@@ -146,6 +146,7 @@ void Window::setup_fast_targets() {
 
 void Window::finish_setup(const Args& a) {
   stripes_ = Stripes(&view_);
+  node_rank_ = static_cast<uint32_t>(ci_->node_rank());
   barrier_ = shm::NodeBarrier(view_.barrier_slots(), static_cast<uint32_t>(ci_->node_size()),
                               static_cast<uint32_t>(ci_->node_rank()));
   switch (a.flavor) {
