@@ -369,7 +369,8 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
 
 // n contiguous elements, the operation fixed per loop so that the compiler can vectorize it.
 template <class T>
-void plain_array(Op op, char* target, const char* origin, std::size_t n) {
+[[gnu::target_clones("avx2", "default")]] void plain_array(Op op, char* target, const char* origin,
+                                                           std::size_t n) {
   auto loop = [&](auto fixed) {
     constexpr Op k = decltype(fixed)::value;
     for (std::size_t i = 0; i < n; ++i) {

@@ -4,17 +4,16 @@
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) are one
 // CPU atomic and take no lock. An operation on many elements could stay atomic against them
 // only with one CPU atomic per element, 5 ns each here, 40x slower than a plain loop. Instead
-// it takes the target rank's whole-operation lock, raises the rank's `bulk` flag and waits until
-// no single-element operation is in flight at the rank; then it runs as a plain loop. A
-// single-element operation first counts itself in its applier's in-flight counter for the
-// rank, then reads the flag: clear, it runs lock-free; raised, it withdraws and runs under
-// the whole-operation lock instead. Each side writes its own word before it reads the other's
-// (sequentially consistent), so at least one of them sees the other.
+// it takes the target rank's whole-operation lock and waits until no single-element operation
+// is in flight at the rank; then it runs as a plain loop. A single-element operation first
+// counts itself in its applier's in-flight counter for the rank, then reads the lock word:
+// free, it runs lock-free; taken, it withdraws and runs under the lock instead. Each side
+// writes its own word before it reads the other's (sequentially consistent), so at least one
+// of them sees the other.
 //
-// The price for single-element operations is one more atomic on a cache line that only the
-// applier writes. Operations on a few elements keep one atomic per element under the
-// whole-operation lock: below kBulkMinElements the flag, the wait and the counters read
-// cost more than they save.
+// The price for single-element operations is one more atomic, on a cache line that only the
+// applier writes. Waiting for the in-flight counters reads one line per node rank, so on
+// crowded nodes operations on a few elements keep one atomic per element (bulk_min_elements).
 #pragma once
 
 #include <atomic>
@@ -26,7 +25,10 @@
 
 namespace osprey::rma {
 
-constexpr std::size_t kBulkMinElements = 16;
+// From how many elements on a node of `node_ranks` an operation runs as a plain loop.
+inline std::size_t bulk_min_elements(uint32_t node_ranks) {
+  return node_ranks > 2 ? node_ranks : 2;
+}
 
 // Held around one single-element operation on segment memory of node rank `target`, applied by
 // node rank `applier` (this process); does nothing unless `active`.
@@ -43,7 +45,7 @@ class SingleOpGuard {
       mine_.fetch_add(1, std::memory_order_seq_cst);
     else
       mine_.store(1, std::memory_order_seq_cst);
-    if (lock_.bulk.load(std::memory_order_seq_cst) == 0) return;
+    if (lock_.word.load(std::memory_order_seq_cst) == 0) return;
     release_count();
     locked_ = true;
     spin_lock(lock_.word);
@@ -77,8 +79,7 @@ class SingleOpGuard {
 class BulkOpGuard {
  public:
   BulkOpGuard(const shm::SegmentView& v, uint32_t target) : lock_(v.acc(target)) {
-    spin_lock(lock_.word);
-    lock_.bulk.store(1, std::memory_order_seq_cst);
+    spin_lock(lock_.word, std::memory_order_seq_cst);
     // In flight means between two instructions of a running operation: the wait is short, and
     // it runs no progress (the operations waited for never wait for this process).
     for (uint32_t a = 0; a < v.layout().nranks; ++a) {
@@ -88,10 +89,7 @@ class BulkOpGuard {
         b.pause();
     }
   }
-  ~BulkOpGuard() {
-    lock_.bulk.store(0, std::memory_order_release);
-    spin_unlock(lock_.word);
-  }
+  ~BulkOpGuard() { spin_unlock(lock_.word); }
   BulkOpGuard(const BulkOpGuard&) = delete;
   BulkOpGuard& operator=(const BulkOpGuard&) = delete;
 

@@ -12,8 +12,8 @@
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) take no
 // whole-operation lock: being one atomic step on one element, they order themselves against
 // a multi-element operation at that element, which keeps them lock-free. On segment memory an
-// operation on kBulkMinElements or more runs as plain loops while single-element operations
-// at its target rank are held off (acc_gate.h); below that, one atomic per element.
+// operation on more than one element (more than a few on crowded nodes) runs as plain loops while
+// single-element operations at its target rank are held off (acc_gate.h).
 #include <sys/uio.h>
 
 #include <cstring>
@@ -115,7 +115,7 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
   const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
   const std::size_t elems = bytes / tt.elem_size;
-  if (t.cpu_atomics && elems >= kBulkMinElements) {
+  if (t.cpu_atomics && elems >= bulk_min_) {
     apply_bulk(t, op);
     return kOk;
   }

@@ -89,7 +89,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
         return kOk;
       }
-      if (n_elems >= kBulkMinElements) {
+      if (n_elems >= bulk_min_) {
         BulkOpGuard bulk(view_, local);
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
         return kOk;
@@ -124,7 +124,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
       const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
       const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
       const std::size_t n_elems = static_cast<std::size_t>(tcount);
-      if (n_elems >= kBulkMinElements) {
+      if (n_elems >= bulk_min_) {
         BulkOpGuard bulk(view_, local);
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems, re);
         return kOk;

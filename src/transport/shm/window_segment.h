@@ -70,11 +70,9 @@ struct alignas(cpu::kCacheLine) AttachTableHeader {
 // Held by an accumulate-style operation on more than one basic element for its whole
 // duration, so that each such operation applies to its target as a whole (see
 // rma/accumulate.cc). One per rank.
+// While it is held, single-element atomics on the rank's memory wait (rma/acc_gate.h).
 struct alignas(cpu::kCacheLine) AccLock {
   std::atomic<uint32_t> word;
-  // Raised by the holder while it updates the rank's memory with plain loads and stores;
-  // single-element atomics stay away meanwhile (rma/acc_gate.h).
-  std::atomic<uint32_t> bulk;
 };
 
 struct alignas(cpu::kCacheLine) Stripe {
