@@ -7,37 +7,39 @@
  * get_accumulate, and between the predefined type and a contiguous derived type (the general
  * path); fetched old values must lie between 0 and the final count. Even ranks mostly add
  * whole arrays, odd ranks mostly single elements, so that both kinds overlap as often as
- * possible. All flavors; on mixed windows node-local and remote origins race. */
+ * possible. All flavors; on mixed windows node-local and remote origins race. With the argument
+ * `threads` (MPI_THREAD_MULTIPLE), each rank runs both roles at once in two threads. */
+#include <pthread.h>
+
 #include "common.h"
 
 enum { ITERS = 600, NE = 512 };
 
-static void run(enum t_flavor f) {
-  struct t_win w;
-  const MPI_Aint bytes = 2 * NE * 8;
-  if (!t_win_create(&w, f, bytes, 1, MPI_COMM_WORLD)) return;
-  memset(w.base, 0, (size_t)bytes);
-  MPI_Datatype ctg_i, ctg_d;
-  MPI_OK(MPI_Type_contiguous(NE, MPI_INT64_T, &ctg_i));
-  MPI_OK(MPI_Type_contiguous(NE, MPI_DOUBLE, &ctg_d));
-  MPI_OK(MPI_Type_commit(&ctg_i));
-  MPI_OK(MPI_Type_commit(&ctg_d));
-  MPI_Barrier(MPI_COMM_WORLD);
+/* One role of one rank or thread, on the window of the current flavor. */
+struct role {
+  int bulk_every, singles;
+  unsigned seed;
+  int64_t bulks, mine_i[NE], mine_d[NE];
+};
+
+static struct t_win w;
+static enum t_flavor flavor;
+static MPI_Datatype ctg_i, ctg_d;
+
+static void* play(void* arg) {
+  struct role* ro = arg;
   const MPI_Aint at_i = t_disp(&w, 0, 0, 1), at_d = t_disp(&w, 0, NE * 8, 1);
-  int64_t ones_i[NE], old_i[NE], mine_i[NE] = {0};
+  int64_t ones_i[NE], old_i[NE];
   double ones_d[NE], old_d[NE];
-  int64_t mine_d[NE] = {0};
   for (int i = 0; i < NE; i++) {
     ones_i[i] = 1;
     ones_d[i] = 1.0;
   }
-  unsigned seed = 12345u + 7919u * (unsigned)t_rank;
-  const int bulk_every = t_rank % 2 ? 8 : 1, singles = t_rank % 2 ? 8 : 1;
-  const int64_t most = (int64_t)t_size * ITERS * 9;
-  int64_t bulks = 0;
-  MPI_OK(MPI_Win_lock_all(0, w.win));
+  const int64_t most = (int64_t)t_size * ITERS * 18;
+  const char* name = t_flavor_names[flavor];
   for (int it = 0; it < ITERS; it++) {
-    if (it % bulk_every == 0) bulks++;
+    const int bulk_every = ro->bulk_every;
+    if (it % bulk_every == 0) ro->bulks++;
     const int derived = (it / bulk_every / 3) % 2;
     const MPI_Datatype ti = derived ? ctg_i : MPI_INT64_T, td = derived ? ctg_d : MPI_DOUBLE;
     const int n = derived ? 1 : NE;
@@ -61,15 +63,15 @@ static void run(enum t_flavor f) {
         MPI_OK(MPI_Get_accumulate(ones_d, n, td, old_d, n, td, 0, at_d, n, td, MPI_SUM, w.win));
         MPI_OK(MPI_Win_flush(0, w.win));
         for (int i = 0; i < NE; i++) {
-          CHECK(old_i[i] >= 0 && old_i[i] < most, "%s iter %d: fetched int64 %d is %lld",
-                t_flavor_names[f], it, i, (long long)old_i[i]);
+          CHECK(old_i[i] >= 0 && old_i[i] < most, "%s iter %d: fetched int64 %d is %lld", name, it,
+                i, (long long)old_i[i]);
           CHECK(old_d[i] >= 0 && old_d[i] < (double)most, "%s iter %d: fetched double %d is %g",
-                t_flavor_names[f], it, i, old_d[i]);
+                name, it, i, old_d[i]);
         }
         break;
     }
-    for (int s = 0; s < singles; s++) {
-      const int e = (int)(rand_r(&seed) % NE);
+    for (int s = 0; s < ro->singles; s++) {
+      const int e = (int)(rand_r(&ro->seed) % NE);
       const MPI_Aint ei = at_i + e * 8, ed = at_d + e * 8;
       int64_t one = 1, got = 0;
       double oned = 1.0, gotd = 0;
@@ -106,12 +108,46 @@ static void run(enum t_flavor f) {
         }
       }
       MPI_OK(MPI_Win_flush(0, w.win));
-      mine_i[e]++;
-      mine_d[e]++;
+      ro->mine_i[e]++;
+      ro->mine_d[e]++;
     }
     MPI_OK(MPI_Win_flush(0, w.win));
   }
+  return NULL;
+}
+
+static void run(enum t_flavor f, int threads) {
+  const MPI_Aint bytes = 2 * NE * 8;
+  flavor = f;
+  if (!t_win_create(&w, f, bytes, 1, MPI_COMM_WORLD)) return;
+  memset(w.base, 0, (size_t)bytes);
+  MPI_OK(MPI_Type_contiguous(NE, MPI_INT64_T, &ctg_i));
+  MPI_OK(MPI_Type_contiguous(NE, MPI_DOUBLE, &ctg_d));
+  MPI_OK(MPI_Type_commit(&ctg_i));
+  MPI_OK(MPI_Type_commit(&ctg_d));
+  MPI_Barrier(MPI_COMM_WORLD);
+  static struct role roles[2];
+  memset(roles, 0, sizeof roles);
+  roles[0] = (struct role){.bulk_every = 1, .singles = 1};
+  roles[1] = (struct role){.bulk_every = 8, .singles = 8};
+  for (int k = 0; k < 2; k++)
+    roles[k].seed = 12345u + 7919u * (unsigned)(2 * t_rank + k);
+  MPI_OK(MPI_Win_lock_all(0, w.win));
+  if (threads) {
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++)
+      pthread_create(&th[k], NULL, play, &roles[k]);
+    for (int k = 0; k < 2; k++)
+      pthread_join(th[k], NULL);
+  } else {
+    play(&roles[t_rank % 2]);
+  }
   MPI_OK(MPI_Win_unlock_all(w.win));
+  int64_t bulks = roles[0].bulks + roles[1].bulks, mine_i[NE], mine_d[NE];
+  for (int i = 0; i < NE; i++) {
+    mine_i[i] = roles[0].mine_i[i] + roles[1].mine_i[i];
+    mine_d[i] = roles[0].mine_d[i] + roles[1].mine_d[i];
+  }
   int64_t want_i[NE], want_d[NE], whole = 0;
   MPI_OK(MPI_Reduce(&bulks, &whole, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
   MPI_OK(MPI_Reduce(mine_i, want_i, NE, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
@@ -133,8 +169,12 @@ static void run(enum t_flavor f) {
 }
 
 int main(int argc, char** argv) {
-  t_init(&argc, &argv);
+  const int threads = argc > 1 && strcmp(argv[1], "threads") == 0;
+  if (threads)
+    t_init_multiple(&argc, &argv);
+  else
+    t_init(&argc, &argv);
   for (int f = 0; f < T_NFLAVORS; f++)
-    run((enum t_flavor)f);
+    run((enum t_flavor)f, threads);
   return t_finish("acc_bulk_race");
 }
