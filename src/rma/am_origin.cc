@@ -448,13 +448,20 @@ Status Window::am_take_error() {
 
 Status Window::am_flush(int rank, bool local_only) {
   AmGuard g(am_->mu);
-  if (TargetElem* te = am_->table.find(rank)) {
-    ++te->busy;
-    am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
-    am_wait_elem(g, te);
-    --te->busy;
-    if (!local_only) am_release_elem(te);
+  TargetElem* te = am_->table.find(rank);
+  if (!te) {
+    // Nothing to wait for, so no wait serves requests: a process that spins on a flush (on
+    // its own memory, say) must still serve the others.
+    g.unlock();
+    progress::poll();
+    g.lock();
+    return am_take_error();
   }
+  ++te->busy;
+  am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
+  am_wait_elem(g, te);
+  --te->busy;
+  if (!local_only) am_release_elem(te);
   return am_take_error();
 }
 
