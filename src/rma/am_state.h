@@ -77,6 +77,7 @@ struct AmState {
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
+  std::vector<char> scratch_batch;  // the batched operations of the request being issued
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};
