@@ -179,7 +179,9 @@ class Window {
   Window() = default;
   // Fast path: the address of `bytes` at `disp` of a node-local segment target whose epoch
   // allows access, or nullptr if the general path must decide.
-  inline char* fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
+  // Always inlined: a call here was a fifth of a fast-path put's cost.
+  inline __attribute__((always_inline)) char* fast_address(int rank, MPI_Aint disp, int64_t bytes,
+                                                           MPI_Aint true_lb);
   // True when nothing else may update rank's window memory meanwhile: this process holds an
   // exclusive lock on it (so no other origin has an epoch there) and issues from one thread.
   inline bool sole_updater(int rank);
