@@ -8,20 +8,39 @@
 // 4.0.2: a host call the thread was making when MPI_Finalize began could return with the
 // host's global lock still held, and MPI_Finalize then aborted destroying it.
 #include "mpi/binding.h"
+#include "progress/engine.h"
 #include "progress/thread.h"
 #include "rma/runtime.h"
+#include "util/config.h"
 
 using namespace osprey;
 
+namespace {
+
+// Before anything takes an engine lock: whether those locks must exclude other threads.
+void learn_threads() {
+  int level = MPI_THREAD_MULTIPLE;
+  PMPI_Query_thread(&level);
+  progress::set_concurrent(level == MPI_THREAD_MULTIPLE || config().progress_thread);
+}
+
+}  // namespace
+
 OSPREY_EXPORT int MPI_Init(int* argc, char*** argv) {
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) rma::on_host_init();
+  if (rc == MPI_SUCCESS) {
+    learn_threads();
+    rma::on_host_init();
+  }
   return rc;
 }
 
 OSPREY_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) rma::on_host_init();
+  if (rc == MPI_SUCCESS) {
+    learn_threads();
+    rma::on_host_init();
+  }
   return rc;
 }
 

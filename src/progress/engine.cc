@@ -17,6 +17,12 @@ thread_local int engine_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 }  // namespace
 
+std::atomic<bool> concurrent_threads{true};
+
+void set_concurrent(bool on) {
+  concurrent_threads.store(on, std::memory_order_relaxed);
+}
+
 void add_poller(Poller p) {
   for (int i = 0; i < npollers.load(std::memory_order_acquire); ++i)
     if (pollers[i].load(std::memory_order_relaxed) == p) return;
@@ -46,7 +52,7 @@ EngineSection::~EngineSection() {
   --engine_depth;
 }
 
-EngineLock::EngineLock(std::mutex& m) : lk_(m) {
+EngineLock::EngineLock(EngineMutex& m) : lk_(m) {
   ++engine_depth;
 }
 

@@ -8,9 +8,34 @@
 // hook) cannot make a request run in the middle of another.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 namespace osprey::progress {
+
+// Whether threads may be inside the engine at the same time: the host provides
+// MPI_THREAD_MULTIPLE, or osprey runs its progress thread. Assumed until MPI_Init (interposed)
+// learns otherwise, and set only there, before any engine lock exists to be held.
+extern std::atomic<bool> concurrent_threads;
+void set_concurrent(bool on);
+
+// The engine's locks. With one thread in the engine at a time (MPI_THREAD_SINGLE, FUNNELED or
+// SERIALIZED: the program orders its calls) they cost nothing: a put and flush on the message
+// path used to take a dozen uncontended mutexes, each an atomic read-modify-write, and the
+// first one after a send waited for the send's stores to leave for the peer's cache.
+class EngineMutex {
+ public:
+  void lock() {
+    if (concurrent_threads.load(std::memory_order_relaxed)) m_.lock();
+  }
+  bool try_lock() { return !concurrent_threads.load(std::memory_order_relaxed) || m_.try_lock(); }
+  void unlock() {
+    if (concurrent_threads.load(std::memory_order_relaxed)) m_.unlock();
+  }
+
+ private:
+  std::mutex m_;
+};
 
 using Poller = bool (*)();  // returns true if it did any work
 
@@ -39,7 +64,7 @@ class EngineSection {
 // not at a safe point.
 class EngineLock {
  public:
-  explicit EngineLock(std::mutex& m);
+  explicit EngineLock(EngineMutex& m);
   ~EngineLock();
   EngineLock(const EngineLock&) = delete;
   EngineLock& operator=(const EngineLock&) = delete;
@@ -47,7 +72,7 @@ class EngineLock {
   void unlock();
 
  private:
-  std::unique_lock<std::mutex> lk_;
+  std::unique_lock<EngineMutex> lk_;
 };
 
 }  // namespace osprey::progress

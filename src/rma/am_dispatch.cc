@@ -21,7 +21,7 @@ namespace {
 
 // The communicators whose endpoints the progress engine polls, guarded by endpoints_mu (held
 // while they are polled, so an endpoint cannot go away under the poller).
-std::mutex endpoints_mu;
+progress::EngineMutex endpoints_mu;
 std::vector<CommInfo*>& active() {
   static auto* v = new std::vector<CommInfo*>;  // lives until exit
   return *v;
@@ -40,7 +40,7 @@ class CommInfo::Dispatch : public am::Handler {
   bool on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) override {
     const auto* r = reinterpret_cast<const am::Request*>(msg);
     if (const int cls = am::check_request(msg, n)) return reject(ep, src, msg, n, cls);
-    std::lock_guard<std::mutex> g(ci_->windows_mu_);
+    std::lock_guard<progress::EngineMutex> g(ci_->windows_mu_);
     Window* w = ci_->window(r->window);
     if (!w) return reject(ep, src, msg, n, MPI_ERR_WIN);
     return w->am_on_request(ep, src, msg, n);
@@ -48,7 +48,7 @@ class CommInfo::Dispatch : public am::Handler {
   bool advance(am::Endpoint& ep) override {
     if (ci_->am_work().load(std::memory_order_relaxed) == 0) return false;
     bool did = false;
-    std::lock_guard<std::mutex> g(ci_->windows_mu_);
+    std::lock_guard<progress::EngineMutex> g(ci_->windows_mu_);
     for (const auto& kv : ci_->windows_)
       if (kv.second->am_may_have_work()) did |= kv.second->am_advance(ep);
     return did;
@@ -69,7 +69,7 @@ class CommInfo::Dispatch : public am::Handler {
 };
 
 void CommInfo::start_endpoint() {
-  std::lock_guard<std::mutex> g(endpoints_mu);
+  std::lock_guard<progress::EngineMutex> g(endpoints_mu);
   if (endpoint_) return;
   dispatch_ = new Dispatch(this);
   endpoint_ = new am::Endpoint(priv_, dispatch_);
@@ -81,12 +81,12 @@ void CommInfo::start_endpoint() {
 }
 
 void CommInfo::add_window(uint64_t id, Window* w) {
-  std::lock_guard<std::mutex> g(windows_mu_);
+  std::lock_guard<progress::EngineMutex> g(windows_mu_);
   windows_.emplace(id, w);
 }
 
 void CommInfo::remove_window(uint64_t id) {
-  std::lock_guard<std::mutex> g(windows_mu_);
+  std::lock_guard<progress::EngineMutex> g(windows_mu_);
   const auto it = windows_.find(id);
   if (it == windows_.end()) return;
   am_work_.fetch_sub(it->second->am_work(), std::memory_order_relaxed);  // left behind, if any
@@ -99,7 +99,7 @@ Window* CommInfo::window(uint64_t id) const {
 }
 
 void CommInfo::stop_endpoint() {
-  std::lock_guard<std::mutex> g(endpoints_mu);
+  std::lock_guard<progress::EngineMutex> g(endpoints_mu);
   if (!endpoint_) return;
   delete endpoint_;
   delete dispatch_;
@@ -115,7 +115,7 @@ bool am_endpoints_exist() {
 }
 
 bool am_poll() {
-  std::unique_lock<std::mutex> g(endpoints_mu, std::try_to_lock);
+  std::unique_lock<progress::EngineMutex> g(endpoints_mu, std::try_to_lock);
   if (!g.owns_lock()) return false;  // another thread is polling, or endpoints change
   // Requests run below: a host call they make that calls back into progress (Open MPI's hook)
   // must not run another request in the middle of this one.

@@ -256,16 +256,23 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   }
 }
 
-bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
+bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags,
+                     const std::vector<char>& batch) {
   am::Endpoint& ep = endpoint();
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
   op->expects_reply = returns_data(op->kind) || (r.flags & (am::kFlush | am::kUnlock));
   const bool carries_data = am::carries_payload(op->kind, op->op == dt::Op::kNoOp);
   const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
-  const bool separate_layout = layout.size() > ep.slot_bytes() / 2;
+  // A batch takes at most half the slot (am_batch); what is left decides the rest.
+  const bool separate_layout = layout.size() > (ep.slot_bytes() - batch.size()) / 2;
   const bool separate_data =
-      carries_data && op->bytes > ep.inline_room(separate_layout ? 0 : layout.size());
+      carries_data &&
+      op->bytes > ep.inline_room((separate_layout ? 0 : layout.size()) + batch.size());
+  if (!batch.empty()) {
+    r.flags |= am::kBatched;
+    r.batch_bytes = static_cast<uint32_t>(batch.size());
+  }
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (!ep.reserve(te->rank)) return false;  // no credit: the caller waits and tries again
@@ -281,9 +288,10 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   }
   if (op->expects_reply) am_expect_reply(te, op);
 
-  // The request: header, inline layout, CAS compare operand, inline data.
-  am::Endpoint::Part parts[3];
+  // The request: header, batched operations, inline layout, CAS compare operand, inline data.
+  am::Endpoint::Part parts[4];
   int nparts = 0;
+  if (!batch.empty()) parts[nparts++] = {batch.data(), batch.size()};
   if (!separate_layout && !layout.empty()) parts[nparts++] = {layout.data(), layout.size()};
   if (cmp_bytes) parts[nparts++] = {op->compare, cmp_bytes};
   if (carries_data && !separate_data && op->bytes) {
@@ -309,6 +317,62 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags) {
   te->unacked = true;
   if (op->expects_reply) te->sync_sent = op->seq;
   return true;
+}
+
+namespace {
+
+// Whether op may ride in another request's batch (packet.h, BatchedOp).
+bool batchable(const OpElem* op) {
+  if (op->kind != Kind::kPut && op->kind != Kind::kAcc) return false;
+  return op->bytes && op->bytes <= am::kBatchedOpMax && op->ttype->dense &&
+         op->ttype->true_lb >= 0 && op->user_request == MPI_REQUEST_NULL;
+}
+
+// Operations share a request only if the target would gate them alike.
+bool same_gate(const OpElem* a, const OpElem* b) {
+  constexpr uint16_t kGates = am::kFenceEpoch | am::kPscwEpoch;
+  return (a->flags & kGates) == (b->flags & kGates) && a->epoch == b->epoch;
+}
+
+}  // namespace
+
+OpElem* Window::am_batch(TargetElem* te, OpElem* first, std::vector<char>& batch) {
+  batch.clear();
+  const std::size_t cap = endpoint().slot_bytes() / 2;
+  OpElem* o = first;
+  std::size_t bytes = 0;
+  while (o != te->tail && batchable(o) && same_gate(o, first) &&
+         bytes + am::batched_record_bytes(static_cast<uint32_t>(o->bytes)) <= cap) {
+    bytes += am::batched_record_bytes(static_cast<uint32_t>(o->bytes));
+    o = o->next;
+  }
+  // o carries the batch; it must pass the same gate. Else the last batched one carries.
+  if (o != first && !same_gate(o, first)) {
+    OpElem* prev = first;
+    while (prev->next != o)
+      prev = prev->next;
+    o = prev;
+  }
+  for (OpElem* b = first; b != o; b = b->next) {
+    const std::size_t at = batch.size();
+    const uint32_t n = static_cast<uint32_t>(b->bytes);
+    batch.resize(at + am::batched_record_bytes(n));
+    am::BatchedOp rec{};
+    rec.kind = b->kind;
+    rec.op = static_cast<uint8_t>(b->op);
+    rec.repr = static_cast<uint8_t>(b->ttype->repr);
+    rec.dynamic = (b->flags & am::kDynamic) ? 1 : 0;
+    rec.elem_size = b->ttype->elem_size;
+    rec.where = b->where + static_cast<uint64_t>(b->ttype->true_lb);
+    rec.bytes = n;
+    char* p = batch.data() + at;
+    std::memcpy(p, &rec, sizeof rec);
+    if (b->otype->dense)
+      std::memcpy(p + sizeof rec, static_cast<const char*>(b->origin) + b->otype->true_lb, n);
+    else
+      dt::pack(p + sizeof rec, b->origin, b->ocount, *b->otype);
+  }
+  return o;
 }
 
 void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
@@ -358,13 +422,22 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       continue;
     }
     const uint16_t lock = am_lock_needed(te->rank);
-    const bool last = o == te->tail;
-    if (!am_send(te, o, static_cast<uint16_t>(lock | (last ? sync_flags : 0)))) {
+    std::vector<char>& batch = am_->scratch_batch;
+    OpElem* carrier = am_batch(te, o, batch);
+    const bool last = carrier == te->tail;
+    if (!am_send(te, carrier, static_cast<uint16_t>(lock | (last ? sync_flags : 0)), batch)) {
       am_pause(g, b);
       o = first_pending();
       continue;
     }
     if (lock) am_lock_sent(te->rank);
+    // The batched ones went with the carrier: complete here once sent (no reply of their own).
+    for (; o != carrier; o = o->next) {
+      o->state = OpElem::State::kIssued;
+      o->expects_reply = false;
+      o->seq = carrier->seq;
+      --te->pending;
+    }
     --te->pending;
     carried = carried || last;
     o = o->next;
@@ -448,13 +521,20 @@ Status Window::am_take_error() {
 
 Status Window::am_flush(int rank, bool local_only) {
   AmGuard g(am_->mu);
-  if (TargetElem* te = am_->table.find(rank)) {
-    ++te->busy;
-    am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
-    am_wait_elem(g, te);
-    --te->busy;
-    if (!local_only) am_release_elem(te);
+  TargetElem* te = am_->table.find(rank);
+  if (!te) {
+    // Nothing to wait for, so no wait serves requests: a process that spins on a flush (on
+    // its own memory, say) must still serve the others.
+    g.unlock();
+    progress::poll();
+    g.lock();
+    return am_take_error();
   }
+  ++te->busy;
+  am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
+  am_wait_elem(g, te);
+  --te->busy;
+  if (!local_only) am_release_elem(te);
   return am_take_error();
 }
 

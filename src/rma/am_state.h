@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "datatype/type_info.h"
+#include "progress/engine.h"
 #include "rma/op_table.h"
 #include "rma/shm_lock.h"
 #include "transport/am/packet.h"
@@ -52,7 +53,7 @@ struct OriginState {
 // (never across a wait: see Window::am_pause) and by the endpoint's poller while it hands this
 // window a request or lets it advance. Below it only the endpoint's own lock is ever taken.
 struct AmState {
-  std::mutex mu;
+  progress::EngineMutex mu;
   // Origin side.
   OpTable table;
   uint32_t fence_epoch = 0;                       // fences called so far
@@ -76,6 +77,7 @@ struct AmState {
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
+  std::vector<char> scratch_batch;  // the batched operations of the request being issued
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};

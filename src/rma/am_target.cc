@@ -36,7 +36,7 @@ struct Body {
 
 Body parse(const am::Request& r, const char* msg) {
   Body b;
-  const char* p = msg + sizeof(am::Request);
+  const char* p = msg + sizeof(am::Request) + ((r.flags & am::kBatched) ? r.batch_bytes : 0);
   if ((r.flags & am::kTypeStore) && !(r.flags & am::kSeparateLayout)) {
     b.layout = p;
     p += r.layout_bytes;
@@ -65,7 +65,8 @@ TargetView Window::self_view() const {
   t.base = static_cast<char*>(base_);
   t.size = static_cast<uint64_t>(size_);
   t.disp_unit = disp_unit_;
-  t.pid = getpid();
+  static const pid_t me = getpid();  // a system call: every request builds this view
+  t.pid = me;
   return t;
 }
 
@@ -277,8 +278,55 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
   return d.payload_in.test();
 }
 
+// The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
+// They answer nothing: the first error waits for the origin's next acknowledgement.
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
+  const TargetView self = self_view();
+  std::vector<char>& operand = am_->scratch_operand;
+  for (uint64_t at = 0; at < bytes;) {
+    am::BatchedOp b;
+    std::memcpy(&b, p + at, sizeof b);
+    const char* data = p + at + sizeof b;
+    at += am::batched_record_bytes(b.bytes);
+    if (!b.bytes) continue;
+    dt::TypeInfo& t = am_->scratch_type;  // one dense run of b.bytes
+    t.blocks.assign(1, dt::Block{0, static_cast<MPI_Aint>(b.bytes)});
+    t.dense = true;
+    t.true_lb = 0;
+    t.repr = static_cast<dt::Repr>(b.repr);
+    t.elem_size = b.elem_size;
+    t.size = t.extent = t.true_extent = b.bytes;
+    t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
+    TargetView view = self;
+    view.dynamic = b.dynamic != 0;
+    Status st = check_where(view, b.where, 1, t);
+    if (st.ok() && b.kind == Kind::kPut) {
+      std::memcpy(direct_address(view, b.where), data, b.bytes);
+    } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
+      st = Err(MPI_ERR_TYPE, "osprey: a batched accumulate names no basic type");
+    } else if (st.ok()) {
+      const dt::TypeInfo* bt = dt::basic_type(t.repr, t.elem_size);
+      const uint64_t nelem = b.bytes / b.elem_size;
+      operand.resize(nelem * static_cast<uint64_t>(bt->extent));
+      dt::unpack(operand.data(), static_cast<MPI_Count>(nelem), *bt, data);
+      t.cat = bt->cat;
+      RmaOp a;
+      a.where = b.where;
+      a.op = static_cast<dt::Op>(b.op);
+      a.tcount = 1;
+      a.ttype = &t;
+      a.origin = operand.data();
+      a.ocount = static_cast<MPI_Count>(nelem);
+      a.otype = bt;
+      st = apply_direct(view, a);
+    }
+    if (!st.ok() && !os.error) os.error = st.cls;
+  }
+}
+
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
+  if (r.flags & am::kBatched) am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes);
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);

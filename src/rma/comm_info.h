@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "progress/engine.h"
 #include "util/status.h"
 
 namespace osprey::am {
@@ -94,7 +95,8 @@ class CommInfo {
   am::Endpoint* endpoint_ = nullptr;
   class Dispatch;
   Dispatch* dispatch_ = nullptr;
-  std::mutex windows_mu_;  // guards windows_; held while the endpoint hands one a request
+  progress::EngineMutex
+      windows_mu_;  // guards windows_; held while the endpoint hands one a request
   std::unordered_map<uint64_t, Window*> windows_;  // thousands at times
   std::atomic<std::size_t> am_work_{0};
 };

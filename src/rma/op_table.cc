@@ -109,6 +109,10 @@ TargetElem* OpTable::get(int rank, bool overflow) {
   TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
   t->next = head;
   head = t;
+  t->all_prev = nullptr;
+  t->all_next = all_;
+  if (all_) all_->all_prev = t;
+  all_ = t;
   ++ntargets_;
   return t;
 }
@@ -118,6 +122,8 @@ void OpTable::remove(TargetElem* t) {
   while (*p != t)
     p = &(*p)->next;
   *p = t->next;
+  (t->all_prev ? t->all_prev->all_next : all_) = t->all_next;
+  if (t->all_next) t->all_next->all_prev = t->all_prev;
   --ntargets_;
   if (target_pool_.size() < target_cap_)
     target_pool_.push_back(t);

@@ -59,6 +59,10 @@ struct OpElem {
 
 struct TargetElem {
   TargetElem* next = nullptr;  // in its slot
+  // In the table's list of every target element: what visits them all (the progress engine,
+  // every poll) walks the elements in use, not the slots.
+  TargetElem* all_next = nullptr;
+  TargetElem* all_prev = nullptr;
   int rank = -1;
   OpElem* head = nullptr;  // issued ops first, then pending ones
   OpElem* tail = nullptr;
@@ -92,14 +96,14 @@ class OpTable {
   void append(TargetElem* t, OpElem* op);
   void unlink(TargetElem* t, OpElem* op);  // op must be the head or have no predecessor issues
 
+  // f may remove the element it is given.
   template <class F>
   void for_each_target(F&& f) const {
-    for (TargetElem* s : slots_)
-      for (TargetElem* t = s; t;) {
-        TargetElem* next = t->next;
-        f(t);
-        t = next;
-      }
+    for (TargetElem* t = all_; t;) {
+      TargetElem* next = t->all_next;
+      f(t);
+      t = next;
+    }
   }
   std::size_t targets() const { return ntargets_; }
   bool empty() const { return ntargets_ == 0; }
@@ -111,6 +115,7 @@ class OpTable {
 
  private:
   std::vector<TargetElem*> slots_;
+  TargetElem* all_ = nullptr;
   std::size_t ntargets_ = 0;
   std::atomic<std::size_t> live_ops_{0};
   std::atomic<std::size_t>* shared_live_ = nullptr;

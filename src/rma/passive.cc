@@ -183,9 +183,10 @@ Status PassiveEpochs::flush(int rank, bool local_only) {
     return Err(MPI_ERR_RANK, "osprey: target rank is outside the window's group");
   if (w_.access_ == Access::kLock ? !find(rank) : w_.access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: flush of a target outside a passive-target epoch");
-  w_.serve_requests();
   TargetView t;
   OSPREY_TRY(w_.target(rank, t));
+  // The message path serves requests in its own wait (or, with nothing to wait for, once).
+  if (!t.path->messages()) w_.serve_requests();
   return t.path->flush(w_, t, local_only);
 }
 

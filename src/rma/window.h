@@ -179,7 +179,9 @@ class Window {
   Window() = default;
   // Fast path: the address of `bytes` at `disp` of a node-local segment target whose epoch
   // allows access, or nullptr if the general path must decide.
-  inline char* fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
+  // Always inlined: a call here was a fifth of a fast-path put's cost.
+  inline __attribute__((always_inline)) char* fast_address(int rank, MPI_Aint disp, int64_t bytes,
+                                                           MPI_Aint true_lb);
   // True when nothing else may update rank's window memory meanwhile: this process holds an
   // exclusive lock on it (so no other origin has an epoch there) and issues from one thread.
   inline bool sole_updater(int rank);
@@ -244,7 +246,12 @@ class Window {
   am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
                         std::vector<char>& layout);
   void am_expect_reply(const TargetElem* te, OpElem* op);
-  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags);  // false: no credit
+  // Sends op's request, carrying the batched operations in `batch` (packet.h) in front of it;
+  // false: no credit.
+  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, const std::vector<char>& batch);
+  // The operation that carries the pending ones from `first` on: the request goes for it, the
+  // ones before it ride in `batch` (empty: it is `first` itself).
+  OpElem* am_batch(TargetElem* te, OpElem* first, std::vector<char>& batch);
   void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
   void am_reap(TargetElem* te);
@@ -270,6 +277,7 @@ class Window {
   // The target datatype a request describes: its origin's layout slot, or a dense type.
   Status am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out);
   void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
+  void am_run_batch(OriginState& os, const char* p, uint32_t bytes);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;

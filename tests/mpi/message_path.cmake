@@ -29,3 +29,8 @@ osprey_mpi_variant(pool1.thread_interleavings thread_interleavings MODES am mixe
                    ENV ${_tiny_pools} LABELS threaded)
 osprey_mpi_variant(credits.thread_interleavings thread_interleavings MODES am
                    ENV ${_tiny_credits} LABELS threaded)
+# Short operations batched in front of the request that follows them: order, data, atomicity
+# against single-element atomics, fence epochs; also with the smallest slots and pools.
+osprey_mpi_test(am_batch mpi/am_batch.c)
+osprey_mpi_variant(credits.am_batch am_batch MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})

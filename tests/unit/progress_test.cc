@@ -36,7 +36,7 @@ TEST(Progress, RunsAtASafePoint) {
 
 TEST(Progress, DoesNothingWhileAnEngineLockIsHeld) {
   ensure_poller();
-  std::mutex m;
+  EngineMutex m;
   const int before = polls.load();
   {
     EngineLock g(m);
@@ -55,7 +55,7 @@ TEST(Progress, DoesNothingWhileAnEngineLockIsHeld) {
 
 TEST(Progress, DoesNothingInsideAnEngineSectionNested) {
   ensure_poller();
-  std::mutex m;
+  EngineMutex m;
   const int before = polls.load();
   {
     EngineSection handling;
@@ -70,7 +70,7 @@ TEST(Progress, DoesNothingInsideAnEngineSectionNested) {
 
 TEST(Progress, EngineStateIsPerThread) {
   ensure_poller();
-  std::mutex m;
+  EngineMutex m;
   EngineLock g(m);
   const int before = polls.load();
   std::thread other([] { poll(); });
@@ -110,6 +110,24 @@ TEST(Progress, WaitsWithoutIdleNeverPoll) {
   holder.join();
   EXPECT_EQ(polls.load(), before);
   rma::shm_lock::unlock_exclusive(l);
+}
+
+TEST(Progress, EngineMutexExcludesOnlyWhenThreadsMayRunTogether) {
+  EngineMutex m;
+  ASSERT_TRUE(concurrent_threads.load());  // until MPI_Init says otherwise
+  m.lock();
+  std::thread blocked([&] { EXPECT_FALSE(m.try_lock()); });
+  blocked.join();
+  m.unlock();
+  // One thread in the engine at a time (the program orders its calls): no atomics at all.
+  set_concurrent(false);
+  m.lock();
+  EXPECT_TRUE(m.try_lock());
+  m.unlock();
+  m.unlock();
+  set_concurrent(true);
+  EXPECT_TRUE(m.try_lock());
+  m.unlock();
 }
 
 }  // namespace

@@ -59,6 +59,39 @@ std::vector<char> strided_layout() {
   return wire;
 }
 
+// Batched records (packet.h): a put of `put_bytes` and an accumulate of two int64.
+std::vector<char> batch_records(uint32_t put_bytes = 8) {
+  std::vector<char> b;
+  auto add = [&](Kind k, uint32_t n) {
+    BatchedOp rec{};
+    rec.kind = k;
+    rec.op = static_cast<uint8_t>(dt::Op::kSum);
+    rec.repr = static_cast<uint8_t>(dt::Repr::kI64);
+    rec.elem_size = 8;
+    rec.where = 64;
+    rec.bytes = n;
+    const std::size_t at = b.size();
+    b.resize(at + batched_record_bytes(n), 'b');
+    std::memcpy(b.data() + at, &rec, sizeof rec);
+  };
+  add(Kind::kPut, put_bytes);
+  add(Kind::kAcc, 16);
+  return b;
+}
+
+// The same request carrying `batch` in front of its own parts.
+std::vector<char> with_batch(const std::vector<char>& m, const std::vector<char>& batch) {
+  Request r;
+  std::memcpy(&r, m.data(), sizeof r);
+  r.flags |= kBatched;
+  r.batch_bytes = static_cast<uint32_t>(batch.size());
+  std::vector<char> out(sizeof r);
+  std::memcpy(out.data(), &r, sizeof r);
+  out.insert(out.end(), batch.begin(), batch.end());
+  out.insert(out.end(), m.begin() + sizeof r, m.end());
+  return out;
+}
+
 std::vector<std::vector<char>> valid_packets() {
   std::vector<std::vector<char>> v;
   for (Kind k : {Kind::kPut, Kind::kGet, Kind::kAcc, Kind::kGetAcc})
@@ -81,6 +114,14 @@ std::vector<std::vector<char>> valid_packets() {
     s.kind = k;
     v.push_back(packet(s));
   }
+  v.push_back(with_batch(packet(base(Kind::kPut, 64)), batch_records(3)));
+  v.push_back(with_batch(packet(base(Kind::kFop, 8)), batch_records()));
+  v.push_back(with_batch(packet(stored, strided_layout()), batch_records(256)));
+  Request sync{};
+  sync.kind = Kind::kSync;
+  sync.flags = kFlush;
+  sync.reply_tag = kTag;
+  v.push_back(with_batch(packet(sync), batch_records()));
   return v;
 }
 
@@ -143,12 +184,63 @@ TEST(RequestCheck, EachKindOfDamageIsRefused) {
   EXPECT_EQ(check(m2), MPI_ERR_TRUNCATE);
 }
 
+TEST(RequestCheck, DamagedBatchesAreRefused) {
+  const std::vector<char> put = packet(base(Kind::kPut, 64));
+  const std::vector<char> good = with_batch(put, batch_records());
+  ASSERT_EQ(check(good), 0);
+  auto mutate = [&](auto&& change) {
+    std::vector<char> m = good;
+    Request r;
+    std::memcpy(&r, m.data(), sizeof r);
+    BatchedOp first;
+    std::memcpy(&first, m.data() + sizeof r, sizeof first);
+    change(r, first);
+    std::memcpy(m.data(), &r, sizeof r);
+    std::memcpy(m.data() + sizeof r, &first, sizeof first);
+    return check(m);
+  };
+  // The records must fill batch_bytes exactly and lie inside the message.
+  EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.batch_bytes -= 8; }), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.batch_bytes = 1u << 30; }), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.bytes = 1u << 30; }), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.bytes = UINT32_MAX; }), MPI_ERR_TRUNCATE);
+  // Only puts and accumulates, with a valid operation and whole elements.
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.kind = Kind::kGet; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.repr = 200; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) {
+              b.kind = Kind::kAcc;
+              b.op = static_cast<uint8_t>(dt::Op::kInvalid);
+            }),
+            MPI_ERR_OP);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) {
+              b.kind = Kind::kAcc;
+              b.elem_size = 3;
+            }),
+            MPI_ERR_TYPE);
+  // Records without the flag, or a batch on a fence signal.
+  EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.flags &= ~kBatched; }), MPI_ERR_INTERN);
+  Request fence{};
+  fence.kind = Kind::kFence;
+  EXPECT_EQ(check(with_batch(packet(fence), batch_records())), MPI_ERR_INTERN);
+}
+
 // What an accepted request promises the target: every inline part lies inside the message.
 void expect_parts_inside(const std::vector<char>& m) {
   Request r;
   std::memcpy(&r, m.data(), sizeof r);
-  if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return;
   std::size_t at = sizeof r;
+  if (r.flags & kBatched) {
+    ASSERT_LE(r.batch_bytes, m.size() - at);
+    for (std::size_t b = 0; b < r.batch_bytes;) {
+      ASSERT_LE(sizeof(BatchedOp), r.batch_bytes - b);
+      BatchedOp rec;
+      std::memcpy(&rec, m.data() + at + b, sizeof rec);
+      ASSERT_LE(batched_record_bytes(rec.bytes), r.batch_bytes - b);
+      b += batched_record_bytes(rec.bytes);
+    }
+    at += r.batch_bytes;
+  }
+  if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return;
   if ((r.flags & kTypeStore) && !(r.flags & kSeparateLayout)) {
     ASSERT_LE(r.layout_bytes, m.size() - at);
     std::vector<dt::Block> blocks;

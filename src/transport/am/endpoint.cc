@@ -97,10 +97,17 @@ void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
   ++stats_.payloads;
   if (!pending) {
     sends_.push_back(std::move(o));
+    note_queues();
     return;
   }
   ++*pending;
   counted_.push_back(std::move(o));
+  note_queues();
+}
+
+void Endpoint::note_queues() {
+  pending_sends_.store(sends_.size(), std::memory_order_relaxed);
+  counted_nonempty_.store(!counted_.empty(), std::memory_order_relaxed);
 }
 
 bool Endpoint::reap_counted() {
@@ -116,6 +123,7 @@ bool Endpoint::reap_counted() {
     --*counted_[i].pending;
     counted_[i] = std::move(counted_.back());
     counted_.pop_back();
+    note_queues();
     did = true;
   }
   return did;
@@ -132,6 +140,7 @@ void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
+  note_queues();
   ++stats_.payloads;
 }
 
@@ -191,6 +200,7 @@ void Endpoint::send_request(int dest, Request& r, const Part* parts, int n) {
   }
   isend_bytes(o.buf.data(), bytes, dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
+  note_queues();
   ++stats_.requests;
 }
 
@@ -218,6 +228,7 @@ void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
   }
   isend_bytes(o.buf.data(), bytes, dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
+  note_queues();
   ++stats_.replies;
 }
 
@@ -230,11 +241,13 @@ void Endpoint::send_system(int dest, SysKind kind, uint16_t extra, uint16_t retu
   std::memcpy(o.buf.data(), &s, sizeof s);
   PMPI_Isend(o.buf.data(), sizeof s, MPI_BYTE, dest, kSystemTag, comm_, &o.req);
   sends_.push_back(std::move(o));
+  note_queues();
   ++stats_.system;
 }
 
 void Endpoint::stalled(int dest) {
-  polls_ = 7;  // look at system messages at the next poll: the grant may be there
+  // Look at system messages at the next poll: the grant may be there.
+  polls_.store(7, std::memory_order_relaxed);
   Peer& p = credits_.peer(dest);
   ++p.send_stalls;
   ++stats_.stalls;
@@ -295,38 +308,50 @@ bool Endpoint::reap_sends() {
     if (spare_.size() < 64 && sends_.front().buf.capacity())
       spare_.push_back(std::move(sends_.front().buf));
     sends_.pop_front();
+    note_queues();
     did = true;
   }
   return did;
 }
 
 bool Endpoint::poll() {
-  std::unique_lock<std::mutex> poller(poll_mu_, std::try_to_lock);
+  std::unique_lock<progress::EngineMutex> poller(poll_mu_, std::try_to_lock);
   if (!poller.owns_lock()) return false;  // another thread is the poller now
-  bool did;
-  {
+  // Every MPI test runs the host's whole progress engine, so tests are rationed: the request
+  // slot every time, system messages and finished sends less often (both are rare or cheap
+  // to leave for later; credits are only needed by a stalled sender). The slots and the
+  // system receive belong to the poller: a round that finds nothing takes no other lock.
+  const uint32_t round = polls_.load(std::memory_order_relaxed) + 1;
+  polls_.store(round, std::memory_order_relaxed);
+  bool did = false;
+  if ((round & 7) == 0) did |= poll_system();
+  did |= poll_requests();
+  if ((round & 31) == 0 || pending_sends_.load(std::memory_order_relaxed) > 32 ||
+      counted_nonempty_.load(std::memory_order_relaxed)) {
     progress::EngineLock g(mu_);
-    did = poll_locked(g);
+    if (!counted_.empty()) did |= reap_counted();
+    if ((round & 31) == 0 || sends_.size() > 32) did |= reap_sends();
   }
   // The engine advances its waiting work without mu_ (it sends through this endpoint).
   return handler_->advance(*this) || did;
 }
 
-bool Endpoint::poll_locked(progress::EngineLock& g) {
-  // Every MPI test runs the host's whole progress engine, so tests are rationed: the request
-  // slot every time, system messages and finished sends less often (both are rare or cheap
-  // to leave for later; credits are only needed by a stalled sender).
-  ++polls_;
+bool Endpoint::poll_system() {
+  int flag = 0;
+  MPI_Status st;
+  PMPI_Test(&sys_req_, &flag, &st);
+  if (!flag) return false;
+  const System s = sys_in_;
+  PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
+  progress::EngineLock g(mu_);
+  on_system(st.MPI_SOURCE, s);
+  return true;
+}
+
+bool Endpoint::poll_requests() {
   bool did = false;
   int flag = 0;
   MPI_Status st;
-  if ((polls_ & 7) == 0) PMPI_Test(&sys_req_, &flag, &st);
-  if (flag) {
-    const System s = sys_in_;
-    PMPI_Irecv(&sys_in_, sizeof sys_in_, MPI_BYTE, MPI_ANY_SOURCE, kSystemTag, comm_, &sys_req_);
-    on_system(st.MPI_SOURCE, s);
-    did = true;
-  }
   while (!posted_.empty()) {
     const int slot = posted_.front();
     PMPI_Test(&slot_req_[static_cast<std::size_t>(slot)], &flag, &st);
@@ -343,28 +368,25 @@ bool Endpoint::poll_locked(progress::EngineLock& g) {
       continue;
     }
     const Request* r = reinterpret_cast<const Request*>(msg);
-    if (r->credits_back) credits_.returned(st.MPI_SOURCE, r->credits_back);
-    if (!credits_.received(st.MPI_SOURCE) && !warned_) {
-      warned_ = true;
-      std::fprintf(stderr, "osprey: internal error: rank %d sent more requests than its credits\n",
-                   st.MPI_SOURCE);
+    {
+      progress::EngineLock g(mu_);
+      if (r->credits_back) credits_.returned(st.MPI_SOURCE, r->credits_back);
+      if (!credits_.received(st.MPI_SOURCE) && !warned_) {
+        warned_ = true;
+        std::fprintf(stderr,
+                     "osprey: internal error: rank %d sent more requests than its credits\n",
+                     st.MPI_SOURCE);
+      }
+      credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
     }
-    credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
     // The engine handles the request without mu_ held (it replies through this endpoint).
     // A request that waits (for a lock, say) must not keep its slot: with every slot held by
     // waiting requests, the unlock that ends the wait could never be received.
-    g.unlock();
     const bool done =
         handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count));
-    g.lock();
-    if (done) {
-      const uint32_t back = credits_.processed(st.MPI_SOURCE);
-      if (back) send_system(st.MPI_SOURCE, SysKind::kCreditReturn, 0, static_cast<uint16_t>(back));
-    }
+    if (done) finished(st.MPI_SOURCE);
     post(slot);
   }
-  if (!counted_.empty()) did |= reap_counted();
-  if ((polls_ & 31) == 0 || sends_.size() > 32) did |= reap_sends();
   return did;
 }
 

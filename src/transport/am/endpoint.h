@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -115,8 +116,8 @@ class Endpoint {
   bool reap_sends();
   void send_request(int dest, Request& r, const Part* parts, int n);
 
-  std::mutex mu_;
-  std::mutex poll_mu_;
+  progress::EngineMutex mu_;
+  progress::EngineMutex poll_mu_;
 
   MPI_Comm comm_;
   Handler* handler_;
@@ -139,11 +140,17 @@ class Endpoint {
   std::deque<Outgoing> sends_;
   std::vector<Outgoing> counted_;  // sends someone counts (tested every poll, in any order)
   bool reap_counted();
-  bool poll_locked(progress::EngineLock& g);
+  // The poller's part (poll_mu_ held, not mu_): the slots and the system receive are its own.
+  bool poll_requests();
+  bool poll_system();
+  // Hints for the poller, which reaps sends under mu_ only when there is something to reap.
+  std::atomic<std::size_t> pending_sends_{0};
+  std::atomic<bool> counted_nonempty_{false};
+  void note_queues();                     // with mu_ held, after sends_ or counted_ changed
   std::vector<std::vector<char>> spare_;  // recycled send buffers
   Stats stats_;
   bool warned_ = false;
-  uint32_t polls_ = 0;
+  std::atomic<uint32_t> polls_{0};  // the poller counts; a stalled sender moves it
 };
 
 }  // namespace osprey::am

@@ -49,6 +49,7 @@ enum : uint16_t {
   kNoCheck = 1 << 9,         // lock flags: MPI_MODE_NOCHECK (nothing to take)
   kTypeStore = 1 << 10,      // the target layout follows: keep it in layout slot type_slot
   kTypeCached = 1 << 11,     // the target layout is the one in layout slot type_slot
+  kBatched = 1 << 12,        // short operations queued before this one come first (BatchedOp)
 };
 
 // Target layouts travel once per window and target: the target keeps them in kLayoutSlots
@@ -77,9 +78,32 @@ struct Request {
   uint32_t epoch;         // fence or PSCW epoch
   uint16_t credits_back;  // credits the sender returns to the receiver
   uint16_t type_slot;     // layout slot (kTypeStore, kTypeCached)
-  uint32_t pad1;
+  uint32_t batch_bytes;   // kBatched: bytes of BatchedOp records right after the header
 };
 static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
+
+// Short operations ride in front of the request that follows them to the same target (kBatched):
+// a put or an accumulate without result, of a dense target, with its data inline. Each is a
+// record and its data, padded to 8 bytes; they run in order, before the carrying request and
+// after its gate (lock, epoch), and answer nothing themselves: an error is told at the next
+// acknowledgement, as for any request without reply. One request and one credit then carry a
+// whole batch of small puts instead of one each.
+struct BatchedOp {
+  Kind kind;  // kPut or kAcc
+  uint8_t op;
+  uint8_t repr;
+  uint8_t dynamic;     // `where` is an absolute address
+  uint32_t elem_size;  // data bytes of one basic element
+  uint64_t where;      // of the first data byte (the target type's lower bound included)
+  uint32_t bytes;      // data bytes that follow the record
+  uint32_t pad;
+};
+static_assert(sizeof(BatchedOp) == 24);
+constexpr uint64_t batched_record_bytes(uint32_t data) {  // no wrap for any `data`
+  return sizeof(BatchedOp) + (uint64_t{data} + 7u) / 8u * 8u;
+}
+// Operations up to this size may be batched (larger ones gain little from it).
+constexpr uint32_t kBatchedOpMax = 256;
 
 // A target layout on the wire: one element's data blocks, compact when they are regular (a
 // vector, a subarray row, ...), else listed.

@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint16_t kKnownFlags = kLockShared | kLockExclusive | kUnlock | kFlush | kSeparateData |
                                  kSeparateLayout | kFenceEpoch | kPscwEpoch | kDynamic | kNoCheck |
-                                 kTypeStore | kTypeCached;
+                                 kTypeStore | kTypeCached | kBatched;
 
 bool in_tag_range(int tag, int span) {
   return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
@@ -21,6 +21,26 @@ bool in_tag_range(int tag, int span) {
 
 bool combines(Kind k) {
   return k == Kind::kAcc || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
+}
+
+// The records of a batch fill exactly `bytes` and each is a put or accumulate that can run.
+int check_batch(const char* p, uint64_t bytes) {
+  uint64_t at = 0;
+  while (at < bytes) {
+    if (bytes - at < sizeof(BatchedOp)) return MPI_ERR_TRUNCATE;
+    BatchedOp b;
+    std::memcpy(&b, p + at, sizeof b);
+    if (b.kind != Kind::kPut && b.kind != Kind::kAcc) return MPI_ERR_INTERN;
+    if (b.repr > static_cast<uint8_t>(dt::Repr::kBytes) || b.dynamic > 1) return MPI_ERR_INTERN;
+    if (b.kind == Kind::kAcc) {
+      if (b.op >= static_cast<uint8_t>(dt::Op::kInvalid)) return MPI_ERR_OP;
+      if (b.elem_size == 0 || b.bytes % b.elem_size != 0) return MPI_ERR_TYPE;
+    }
+    const uint64_t rec = batched_record_bytes(b.bytes);
+    if (rec > bytes - at) return MPI_ERR_TRUNCATE;
+    at += rec;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -38,6 +58,13 @@ int check_request(const char* msg, std::size_t n) {
   if (!reply_tag_ok(r.reply_tag)) return MPI_ERR_TAG;
   if ((r.flags & (kSeparateData | kSeparateLayout)) && !in_tag_range(r.data_tag, 3))
     return MPI_ERR_TAG;
+  if (r.flags & kBatched) {
+    if (r.kind == Kind::kFence) return MPI_ERR_INTERN;
+    if (r.batch_bytes > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
+    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes)) return cls;
+  } else if (r.batch_bytes) {
+    return MPI_ERR_INTERN;
+  }
   if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return 0;
   if (r.tcount < 0) return MPI_ERR_COUNT;
   if (r.repr > static_cast<uint8_t>(dt::Repr::kBytes)) return MPI_ERR_TYPE;
@@ -49,8 +76,9 @@ int check_request(const char* msg, std::size_t n) {
   if (store && cached) return MPI_ERR_INTERN;
   if ((store || cached) && r.type_slot >= kLayoutSlots) return MPI_ERR_INTERN;
   if ((r.flags & kSeparateLayout) && !store) return MPI_ERR_INTERN;
-  // What follows the header, in order: an inline layout, a compare operand, an inline payload.
-  uint64_t need = 0;
+  // What follows the header, in order: batched operations, an inline layout, a compare
+  // operand, an inline payload.
+  uint64_t need = r.batch_bytes;
   if (store && !(r.flags & kSeparateLayout)) need += r.layout_bytes;
   if (r.kind == Kind::kCas) need += r.elem_size;
   if (carries_payload(r.kind, r.op == static_cast<uint8_t>(dt::Op::kNoOp)) &&
