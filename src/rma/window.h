@@ -16,6 +16,7 @@
 #include "datatype/type_info.h"
 #include "progress/engine.h"
 #include "rma/am_state.h"
+#include "rma/cma_queue.h"
 #include "rma/comm_info.h"
 #include "rma/fence.h"
 #include "rma/hints.h"
@@ -326,6 +327,9 @@ class Window {
   bool threads_ = true;  // the host provides MPI_THREAD_MULTIPLE
 
   Stripes stripes_;
+  // Small puts and gets toward node peers on the cross-memory attach path, until the
+  // synchronization that completes them.
+  CmaQueues cma_queue_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
 };
