@@ -74,7 +74,8 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
 // The key of an element for the lock stripes, the same in every process: its segment offset
 // for segment memory, else its address in the owner's address space.
 uint64_t Window::stripe_key(const TargetView& t, const char* elem) const {
-  if (t.cpu_atomics) return static_cast<uint64_t>(elem - view_.base());
+  if (t.cpu_atomics && !t.remote_base) return static_cast<uint64_t>(elem - view_.base());
+  if (t.cpu_atomics) return t.remote_base + static_cast<uint64_t>(elem - t.base);  // Alloc_mem
   return reinterpret_cast<uint64_t>(elem);
 }
 

@@ -63,9 +63,17 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   if (bytes == 0) return kOk;
   WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > n);
   // The target region as ranges in the target process, and the stripes of its elements.
+  // Kept per thread, like the mirror: a fetch_and_op should not cost three allocations.
+  thread_local std::vector<iovec> riov, liov;
+  thread_local std::vector<std::size_t> set;
+  riov.clear();
+  set.clear();
+  struct Trim {  // a derived type of many runs does not leave its lists behind
+    ~Trim() {
+      if (riov.capacity() > 4096) std::vector<iovec>().swap(riov), std::vector<iovec>().swap(liov);
+    }
+  } trim;
   char* remote = reinterpret_cast<char*>(remote_address(t, op.where));
-  std::vector<iovec> riov;
-  std::vector<std::size_t> set;
   char* lo = nullptr;
   char* hi = nullptr;
   {
@@ -82,7 +90,7 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   }
   Mirror mirror(static_cast<std::size_t>(hi - lo));
   auto local = [&](char* p) { return mirror.data() + (p - lo); };
-  std::vector<iovec> liov(riov.size());
+  liov.resize(riov.size());
   for (std::size_t i = 0; i < riov.size(); ++i)
     liov[i] = {local(static_cast<char*>(riov[i].iov_base)), riov[i].iov_len};
 

@@ -215,6 +215,15 @@ class Window {
   Status apply_cma(const TargetView& t, const RmaOp& op);
   Status cas_cma(const TargetView& t, const RmaOp& op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
+  // Maps every node peer's window memory that came from MPI_Alloc_mem (false if one failed);
+  // and undoes it (also when another node member failed: all or none of the node shares).
+  bool map_user_memory();
+  void unmap_user_memory();
+  // Whether node-local rank `local`'s window memory is MPI_Alloc_mem memory every node member
+  // maps: loads, stores and CPU atomics on every rank, never cross-memory attach.
+  bool user_shared(int local) const {
+    return user_shared_ && view_.info(static_cast<uint32_t>(local)).share_fd >= 0;
+  }
   void release_resources();
   uint64_t stripe_key(const TargetView& t, const char* elem) const;
   // One element in memory mapped here (t's direct path): a CPU atomic where the element allows,
@@ -310,6 +319,14 @@ class Window {
   // The path to each node-local rank and to the ranks of other nodes, chosen at creation.
   std::vector<TargetPath*> local_paths_;
   TargetPath* remote_path_ = nullptr;
+
+  // MPI_Win_create over MPI_Alloc_mem memory: the peers' memory mapped here, by node index.
+  struct UserMap {
+    char* addr = nullptr;
+    std::size_t len = 0;
+  };
+  std::vector<UserMap> user_maps_;
+  bool user_shared_ = false;
 
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;

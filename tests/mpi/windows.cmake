@@ -35,3 +35,6 @@ osprey_mpi_variant(noqueue.cma_batch cma_batch NP 3 MODES auto ENV OSPREY_CMA_QU
 osprey_mpi_variant(tinyqueue.cma_batch cma_batch NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=4)
 # Whole-region accumulates over cross-memory attach against single-element atomics.
 osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4)
+# MPI_Alloc_mem memory is node-shared: windows over it (mixed with malloc memory) mapped by
+# node peers, atomics racing across mapped, cross-memory attach and message-path origins.
+osprey_mpi_test(alloc_mem_windows mpi/alloc_mem_windows.c NP 2 3 4)
