@@ -182,15 +182,26 @@ void Window::unmap_user_memory() {
 }
 
 void Window::setup_fast_targets() {
-  if (force_am_ || (flavor_ != Flavor::kAllocate && flavor_ != Flavor::kShared)) return;
+  const bool segment = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
+  // MPI_Win_create over MPI_Alloc_mem memory that the node shares: its ranks are served like
+  // segment memory; ranks over private memory get a size the fast path never fits.
+  if (force_am_ || (!segment && !(flavor_ == Flavor::kCreate && user_shared_))) return;
   const int n = ci_->node_size(), first = ci_->comm_rank_of_local(0);
   for (int i = 0; i < n; ++i)
     if (ci_->comm_rank_of_local(i) != first + i) return;  // node ranks not contiguous
   fast_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(i));
-    fast_[static_cast<size_t>(i)] = {view_.data(ri.data_offset), static_cast<int64_t>(ri.size),
-                                     ri.disp_unit};
+    FastTarget& f = fast_[static_cast<size_t>(i)];
+    if (segment) {
+      f = {view_.data(ri.data_offset), static_cast<int64_t>(ri.size), ri.disp_unit};
+    } else if (user_shared(i)) {
+      char* base = i == ci_->node_rank() ? reinterpret_cast<char*>(ri.user_base)
+                                         : user_maps_[static_cast<size_t>(i)].addr + ri.share_off;
+      f = {base, static_cast<int64_t>(ri.size), ri.disp_unit};
+    } else {
+      f = {nullptr, -1, ri.disp_unit};
+    }
   }
   fast_first_ = first;
   fast_count_ = n;
