@@ -19,12 +19,13 @@ static inline double bench_median(double* v, int n) {
 }
 
 /* A window of `bytes` on every rank in one of the three flavors that can address remote
- * memory; `base` is the displacement of the peer's memory (non-zero only for dynamic). */
+ * memory (create also over MPI_Alloc_mem memory: "alloc_mem"); `base` is the displacement of the
+ * peer's memory (non-zero only for dynamic). */
 struct bench_window {
   MPI_Win win;
   char* mem;
   MPI_Aint peer_base;
-  int dynamic, allocated;
+  int dynamic, allocated, alloc_mem;
 };
 
 static inline int bench_window_open(struct bench_window* w, const char* flavor, MPI_Aint bytes,
@@ -38,6 +39,11 @@ static inline int bench_window_open(struct bench_window* w, const char* flavor, 
     w->allocated = 1;
   } else if (!strcmp(flavor, "create")) {
     w->mem = malloc((size_t)bytes);
+    MPI_Win_create(w->mem, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
+  } else if (!strcmp(flavor, "alloc_mem")) {
+    /* MPI_Win_create over MPI_Alloc_mem memory (node-shared under osprey). */
+    MPI_Alloc_mem(bytes, MPI_INFO_NULL, &w->mem);
+    w->alloc_mem = 1;
     MPI_Win_create(w->mem, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
   } else if (!strcmp(flavor, "dynamic")) {
     w->mem = malloc((size_t)bytes);
@@ -60,7 +66,10 @@ static inline int bench_window_open(struct bench_window* w, const char* flavor, 
 static inline void bench_window_close(struct bench_window* w) {
   if (w->dynamic) MPI_Win_detach(w->win, w->mem);
   MPI_Win_free(&w->win);
-  if (!w->allocated) free(w->mem);
+  if (w->alloc_mem)
+    MPI_Free_mem(w->mem);
+  else if (!w->allocated)
+    free(w->mem);
 }
 
 /* "osprey <version>" when osprey answers the window's calls, else "host". */

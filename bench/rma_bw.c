@@ -8,7 +8,7 @@
  * ops:    comma list of put, get, put_bi, get_bi (default all four)
  * sync:   flush (one lock_all around the sweep, flush per window; default), lock (shared
  *         lock/unlock per window), lock_all (per window), fence, pscw
- * flavor: allocate (default), create, dynamic
+ * flavor: allocate (default), create, dynamic, alloc_mem (create over MPI_Alloc_mem memory)
  * sizes:  min (1) to max (4 MiB) bytes in powers of two; window (64) operations, fewer when
  *         a window would exceed span (16 MiB) bytes
  * Prints per point "BENCH bw_<op>_<sync>_<flavor> <bytes> <MB/s>" and, up to 1 KiB,
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     if (rank == 0)
       fprintf(stderr,
               "usage: rma_bw [-o put,get,put_bi,get_bi] [-s %s] "
-              "[-f allocate|create|dynamic] [-w window] [-m min] [-M max] [-S span] "
+              "[-f allocate|create|dynamic|alloc_mem] [-w window] [-m min] [-M max] [-S span] "
               "[-t ms] (2+ ranks)\n",
               syncs);
     MPI_Finalize();

@@ -5,7 +5,7 @@
  *
  *   rma_latency [-f flavor] [-s sync] [-o ops] [-m min] [-M max] [-t ms] [-r reps]
  *
- * flavor: allocate (default), create, dynamic
+ * flavor: allocate (default), create, dynamic, alloc_mem (create over MPI_Alloc_mem memory)
  * sync:   flush (one lock_all around the sweep, flush after each operation; default),
  *         lock (exclusive lock/unlock around each operation), lock_all (lock_all/unlock_all
  *         around each), fence (a fence after each), pscw (start/complete at the origin around
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   if (bad || bench_window_open(&w, flavor, max < 8 ? 8 : max, 1) != 0) {
     if (rank == 0)
       fprintf(stderr,
-              "usage: rma_latency [-f allocate|create|dynamic] [-s %s] [-o ops] "
+              "usage: rma_latency [-f allocate|create|dynamic|alloc_mem] [-s %s] [-o ops] "
               "[-m min] [-M max] [-t ms] [-r reps] (2+ ranks)\n",
               syncs);
     MPI_Finalize();

@@ -38,6 +38,10 @@ def suite(quick):
                 continue
             node.append(("node", 2, ["rma_latency", "-f", flavor, "-s", sync]))
             node.append(("node", 2, ["rma_bw", "-f", flavor, "-s", sync]))
+    # Windows created over MPI_Alloc_mem memory (node-shared under osprey): flush only.
+    if not quick:
+        node.append(("node", 2, ["rma_latency", "-f", "alloc_mem", "-s", "flush"]))
+        node.append(("node", 2, ["rma_bw", "-f", "alloc_mem", "-s", "flush"]))
     # The message path: every synchronization on allocated windows, flush on the others.
     for flavor in FLAVORS:
         for sync in SYNCS if flavor == "allocate" else ["flush"]:

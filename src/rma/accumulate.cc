@@ -14,10 +14,7 @@
 // a multi-element operation at that element, which keeps them lock-free. On segment memory an
 // operation on more than one element (more than a few on crowded nodes) runs as plain loops while
 // single-element operations at its target rank are held off (acc_gate.h).
-#include <sys/uio.h>
-
 #include <cstring>
-#include <vector>
 
 #include "datatype/apply.h"
 #include "datatype/elements.h"
@@ -25,7 +22,6 @@
 #include "rma/acc_gate.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
-#include "transport/shm/cma.h"
 
 namespace osprey::rma {
 namespace {
@@ -81,7 +77,8 @@ Status check_acc(dt::Op op, MPI_Count ocount, MPI_Datatype otype, MPI_Count tcou
 // The key of an element for the lock stripes, the same in every process: its segment offset
 // for segment memory, else its address in the owner's address space.
 uint64_t Window::stripe_key(const TargetView& t, const char* elem) const {
-  if (t.cpu_atomics) return static_cast<uint64_t>(elem - view_.base());
+  if (t.cpu_atomics && !t.remote_base) return static_cast<uint64_t>(elem - view_.base());
+  if (t.cpu_atomics) return t.remote_base + static_cast<uint64_t>(elem - t.base);  // Alloc_mem
   return reinterpret_cast<uint64_t>(elem);
 }
 
@@ -166,73 +163,6 @@ void Window::apply_bulk(const TargetView& t, const RmaOp& op) {
     k = 1;
   }
   run();
-}
-
-Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
-  const dt::TypeInfo& tt = *op.ttype;
-  const dt::Repr r = tt.repr;
-  const uint32_t n = tt.elem_size;
-  const std::size_t bytes = dt::data_bytes(op.tcount, tt);
-  if (bytes == 0) return kOk;
-  WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > n);
-  // Take the stripes of every element, read the region into a local mirror, apply there,
-  // write the data bytes back.
-  char* remote = reinterpret_cast<char*>(remote_address(t, op.where));
-  std::vector<std::size_t> set;
-  char* lo = nullptr;
-  char* hi = nullptr;
-  char* te = nullptr;
-  {
-    dt::ElementCursor tc(remote, op.tcount, tt);
-    while (tc.next(te)) {
-      set.push_back(stripes_.index(t.local, reinterpret_cast<uint64_t>(te)));
-      if (!lo || te < lo) lo = te;
-      if (!hi || te + dt::element_bytes(r, n) > hi) hi = te + dt::element_bytes(r, n);
-    }
-  }
-  std::vector<char> mirror(static_cast<std::size_t>(hi - lo));
-  auto local = [&](char* p) { return mirror.data() + (p - lo); };
-  std::vector<iovec> liov, riov;
-  {
-    dt::RunCursor runs(remote, op.tcount, tt);
-    char* p;
-    std::size_t len;
-    while (runs.next(p, len)) {
-      liov.push_back({local(p), len});
-      riov.push_back({p, len});
-    }
-  }
-  Stripes::Guard g(stripes_, set);
-  OSPREY_TRY(shm::cma::read(t.pid, liov.data(), liov.size(), riov.data(), riov.size()));
-  dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
-  dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
-  dt::ElementCursor tc(local(remote), op.tcount, tt);
-  char *oe = nullptr, *re = nullptr;
-  while (tc.next(te)) {
-    if (op.otype) oc.next(oe);
-    if (op.rtype) rc.next(re);
-    dt::apply_plain(r, n, op.op, te, oe, re);
-  }
-  if (op.op == dt::Op::kNoOp) return kOk;
-  return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
-}
-
-Status Window::cas_cma(const TargetView& t, const RmaOp& op) {
-  const dt::TypeInfo& ti = *op.ttype;
-  const uint32_t n = ti.elem_size;
-  char* remote = reinterpret_cast<char*>(remote_address(t, op.where)) + ti.true_lb;
-  const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
-  unsigned char cur[16];
-  stripes_.lock(st);
-  Status rs = shm::cma::read(t.pid, remote, cur, n);
-  if (rs.ok()) {
-    unsigned char next[16];
-    std::memcpy(next, cur, n);
-    dt::cas_plain(ti.repr, n, next, op.origin, op.compare, op.result);
-    if (std::memcmp(next, cur, n) != 0) rs = shm::cma::write(t.pid, remote, next, n);
-  }
-  stripes_.unlock(st);
-  return rs;
 }
 
 Status Window::accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,

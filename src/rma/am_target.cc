@@ -63,6 +63,11 @@ TargetView Window::self_view() const {
   t.dynamic = flavor_ == Flavor::kDynamic;
   t.cpu_atomics = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
   t.base = static_cast<char*>(base_);
+  if (t.local >= 0 && user_shared(t.local)) {
+    // Node peers update this memory with CPU atomics: so must requests from other nodes.
+    t.cpu_atomics = true;
+    t.remote_base = reinterpret_cast<uint64_t>(base_);
+  }
   t.size = static_cast<uint64_t>(size_);
   t.disp_unit = disp_unit_;
   static const pid_t me = getpid();  // a system call: every request builds this view

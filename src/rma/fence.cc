@@ -21,6 +21,9 @@ Status FenceEpoch::fence(int assert) {
     return Err(MPI_ERR_RMA_SYNC,
                "osprey: MPI_MODE_NOPRECEDE given but RMA calls were made since the last fence");
 
+  // Operations waiting in the cross-memory attach queues complete before the epoch ends; an
+  // error is reported after the barrier, which the other ranks are waiting in.
+  const Status queued = w_.cma_queue_.drain_all();
   Status s = kOk;
   if (w_.uses_am_) {
     cpu::mem_sync();
@@ -36,7 +39,7 @@ Status FenceEpoch::fence(int assert) {
   ops_.store(false, std::memory_order_relaxed);
   w_.access_.store((assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence,
                    std::memory_order_release);
-  return s;
+  return queued.ok() ? s : queued;
 }
 
 }  // namespace osprey::rma

@@ -168,7 +168,9 @@ Status PassiveEpochs::lock_all_words(const TargetView& t) {
 Status PassiveEpochs::unlock_all() {
   if (w_.access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");
-  const Status s = w_.uses_am_ ? w_.am_unlock_all() : kOk;
+  Status s = w_.cma_queue_.drain_all();
+  const Status am = w_.uses_am_ ? w_.am_unlock_all() : kOk;
+  if (s.ok()) s = am;
   cpu::mem_sync_beside_rmw();
   for (int local : lockall_held_)
     shm_lock::unlock_shared(w_.view_.lock(static_cast<uint32_t>(local)));
@@ -195,9 +197,11 @@ Status PassiveEpochs::flush_all(bool local_only) {
     return Err(MPI_ERR_RMA_SYNC, local_only
                                      ? "osprey: MPI_Win_flush_local_all outside a passive epoch"
                                      : "osprey: MPI_Win_flush_all outside a passive-target epoch");
+  const Status queued = w_.cma_queue_.drain_all();
   cpu::mem_sync();  // node-local operations completed when issued; make them visible
   w_.serve_requests();
-  return w_.uses_am_ ? w_.am_flush_all(local_only) : kOk;
+  const Status am = w_.uses_am_ ? w_.am_flush_all(local_only) : kOk;
+  return queued.ok() ? am : queued;
 }
 
 }  // namespace osprey::rma

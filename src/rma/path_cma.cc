@@ -1,6 +1,10 @@
 // The cross-memory attach path: a node peer's private window memory (MPI_Win_create, dynamic
-// windows), reached with process_vm_readv/writev. It cannot do atomics: accumulates read,
-// combine and write back under the lock stripes of their elements (accumulate.cc).
+// windows), reached with process_vm_readv/writev. Small puts and gets of dense data wait in the
+// window's per-target queue (cma_queue.h) until the synchronization that completes them; every
+// other operation toward the target first issues what waits there, so that operations toward
+// one target happen in the order they were made. It cannot do atomics: accumulates read,
+// combine and write back under the lock stripes of their elements (accumulate_cma.cc).
+#include "datatype/runs.h"
 #include "rma/paths.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
@@ -9,17 +13,50 @@ namespace osprey::rma {
 
 class CmaPath final : public NodePath {
  public:
-  Status put(Window&, const TargetView& t, const RmaOp& op) override {
+  Status put(Window& w, const TargetView& t, const RmaOp& op) override {
+    if (queueable(w, op)) {
+      return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
+                              static_cast<const char*>(op.origin) + op.otype->true_lb,
+                              dt::data_bytes(op.ocount, *op.otype));
+    }
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
     return cma_move(true, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
-  Status get(Window&, const TargetView& t, const RmaOp& op) override {
+  Status get(Window& w, const TargetView& t, const RmaOp& op) override {
+    if (queueable(w, op)) {
+      return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
+                              static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb,
+                              dt::data_bytes(op.ocount, *op.otype));
+    }
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
     return cma_move(false, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.cas_cma(t, op);
+  }
+
+  Status unlock(Window& w, const TargetView& t, LockEntry& e) override {
+    const Status s = w.cma_queue_.drain(t.local);
+    NodePath::unlock(w, t, e);  // the lock goes back even if an operation failed
+    return s;
+  }
+  Status flush(Window& w, const TargetView& t, bool local_only) override {
+    // flush_local too: a get's data is in the origin buffer only once it was issued.
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
+    return NodePath::flush(w, t, local_only);
+  }
+
+ private:
+  // Request-based operations complete at once (their request is then complete), and
+  // non-dense layouts go straight through their own list of ranges.
+  static bool queueable(const Window& w, const RmaOp& op) {
+    return !op.req && op.otype->dense && op.ttype->dense &&
+           w.cma_queue_.takes(dt::data_bytes(op.ocount, *op.otype));
   }
 };
 

@@ -135,6 +135,7 @@ Status PscwEpochs::complete() {
     OSPREY_TRY(w_.target(start_ranks_[i], t));
     see_post(start_seen_[i], t);
   }
+  const Status queued = w_.cma_queue_.drain_all();
   cpu::mem_sync();  // this epoch's operations are visible before the targets learn of it
   for (int r : start_ranks_) {
     TargetView t;
@@ -147,7 +148,7 @@ Status PscwEpochs::complete() {
   start_ranks_.clear();
   start_seen_.reset();
   w_.access_.store(Access::kNone, std::memory_order_release);
-  return flushed;
+  return queued.ok() ? flushed : queued;
 }
 
 void PscwEpochs::complete_words(const TargetView& t) {

@@ -14,6 +14,20 @@ std::size_t Stripes::index(int local, uint64_t key) const {
   return static_cast<std::size_t>((h >> 32) % v_->layout().stripes);
 }
 
+void Stripes::cover(int local, uint64_t lo, uint64_t hi, std::vector<std::size_t>& set) const {
+  if (hi <= lo) return;
+  const std::size_t n = v_->layout().stripes;
+  const uint64_t first = lo >> 4, last = (hi - 1) >> 4;
+  if (last - first + 1 >= n || set.size() >= n) {
+    set.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      set[i] = i;
+    return;
+  }
+  for (uint64_t g = first; g <= last; ++g)
+    set.push_back(index(local, g << 4));
+}
+
 void spin_lock(std::atomic<uint32_t>& w, std::memory_order order) {
   if (w.exchange(1, order) == 0) return;
   progress::Backoff b;

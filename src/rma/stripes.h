@@ -46,6 +46,10 @@ class Stripes {
   std::size_t index(int local, uint64_t key) const;
   void lock(std::size_t i) const;
   void unlock(std::size_t i) const;
+  // Adds to `set` the stripes of every element that starts in [lo, hi) of node rank `local`:
+  // one look-up per 16-byte granule (the hash ignores the low bits), and every stripe once
+  // the range has as many granules as there are stripes.
+  void cover(int local, uint64_t lo, uint64_t hi, std::vector<std::size_t>& set) const;
 
   // Takes every stripe in `set` (sorted and deduplicated here) and releases them on
   // destruction.

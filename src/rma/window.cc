@@ -16,6 +16,7 @@ Window::~Window() {
 
 void Window::release_resources() {
   if (group_ != MPI_GROUP_NULL && !runtime_finalized()) PMPI_Group_free(&group_);
+  unmap_user_memory();
   seg_.release();
   if (ci_) ci_->release();
   ci_ = nullptr;
@@ -37,7 +38,8 @@ const char* Window::path_name() const {
 
 TargetPath* Window::path_to(int local, const shm::RankInfo* ri) const {
   if (local < 0 || force_am_) return message_path();
-  if (ri->kind == shm::MemKind::kSegment || local == ci_->node_rank()) return direct_path();
+  if (ri->kind == shm::MemKind::kSegment || local == ci_->node_rank() || user_shared(local))
+    return direct_path();
   return ci_->cma_ok() ? cma_path() : message_path();
 }
 
@@ -62,6 +64,14 @@ Status Window::target(int rank, TargetView& t) const {
   t.cpu_atomics = ri.kind == shm::MemKind::kSegment;
   if (ri.kind == shm::MemKind::kSegment) {
     t.base = view_.data(ri.data_offset);
+  } else if (user_shared(t.local)) {
+    // Mapped here too; stripes are keyed by the owner's addresses (stripe_key), alike
+    // everywhere.
+    t.cpu_atomics = true;
+    t.remote_base = ri.user_base;
+    t.base = t.local == ci_->node_rank()
+                 ? reinterpret_cast<char*>(ri.user_base)
+                 : user_maps_[static_cast<std::size_t>(t.local)].addr + ri.share_off;
   } else {
     t.remote_base = ri.kind == shm::MemKind::kPrivate ? ri.user_base : 0;
     t.base = reinterpret_cast<char*>(t.remote_base);  // used only when it is this process

@@ -16,6 +16,7 @@
 #include "datatype/type_info.h"
 #include "progress/engine.h"
 #include "rma/am_state.h"
+#include "rma/cma_queue.h"
 #include "rma/comm_info.h"
 #include "rma/fence.h"
 #include "rma/hints.h"
@@ -216,6 +217,15 @@ class Window {
   Status apply_cma(const TargetView& t, const RmaOp& op);
   Status cas_cma(const TargetView& t, const RmaOp& op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
+  // Maps every node peer's window memory that came from MPI_Alloc_mem (false if one failed);
+  // and undoes it (also when another node member failed: all or none of the node shares).
+  bool map_user_memory();
+  void unmap_user_memory();
+  // Whether node-local rank `local`'s window memory is MPI_Alloc_mem memory every node member
+  // maps: loads, stores and CPU atomics on every rank, never cross-memory attach.
+  bool user_shared(int local) const {
+    return user_shared_ && view_.info(static_cast<uint32_t>(local)).share_fd >= 0;
+  }
   void release_resources();
   uint64_t stripe_key(const TargetView& t, const char* elem) const;
   // One element in memory mapped here (t's direct path): a CPU atomic where the element allows,
@@ -322,6 +332,14 @@ class Window {
   std::vector<TargetPath*> local_paths_;
   TargetPath* remote_path_ = nullptr;
 
+  // MPI_Win_create over MPI_Alloc_mem memory: the peers' memory mapped here, by node index.
+  struct UserMap {
+    char* addr = nullptr;
+    std::size_t len = 0;
+  };
+  std::vector<UserMap> user_maps_;
+  bool user_shared_ = false;
+
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;
   std::unique_ptr<AmState> am_;
@@ -338,6 +356,9 @@ class Window {
   bool threads_ = true;  // the host provides MPI_THREAD_MULTIPLE
 
   Stripes stripes_;
+  // Small puts and gets toward node peers on the cross-memory attach path, until the
+  // synchronization that completes them.
+  CmaQueues cma_queue_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
 };

@@ -1,5 +1,6 @@
 // Window creation for all four flavors: argument agreement, the node segment (control words
 // and, for allocate flavors, the window memory), and registration.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
 #include "transport/am/setup_link.h"
+#include "transport/shm/user_memory.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -28,7 +30,9 @@ struct MemberInit {
   int32_t pid;
   int32_t comm_rank;
   uint32_t kind;
-  uint32_t pad;
+  int32_t share_fd;
+  uint64_t share_off;
+  uint64_t share_len;
 };
 
 // What the node root tells the members once the segment exists.
@@ -61,6 +65,9 @@ void fill_info(shm::RankInfo& ri, const MemberInit& m, uint64_t data_offset) {
   ri.size = static_cast<uint64_t>(m.size);
   ri.disp_unit = m.disp_unit;
   ri.user_base = m.user_base;
+  ri.share_fd = m.share_fd;
+  ri.share_off = m.share_off;
+  ri.share_len = m.share_len;
 }
 
 }  // namespace
@@ -76,7 +83,16 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   MemberInit me{my_size,   disp_unit_,
                 user_base, static_cast<int32_t>(getpid()),
                 rank_,     static_cast<uint32_t>(kind_for(flavor_)),
+                -1,        0,
                 0};
+  shm::user_memory::Region region;
+  if (flavor_ == Flavor::kCreate && !force_am_ && nlocal > 1 &&
+      shm::user_memory::find(reinterpret_cast<const void*>(user_base),
+                             static_cast<std::size_t>(my_size), &region)) {
+    me.share_fd = region.fd;
+    me.share_off = user_base - region.base;
+    me.share_len = region.len;
+  }
 
   if (me_local != 0) {
     const int root = ci_->comm_rank_of_local(0);
@@ -85,12 +101,18 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     link.receive(root, &a, sizeof a);
     Status s = a.ok ? shm::Segment::attach(a.name, a.total, seg_)
                     : Err(MPI_ERR_NO_MEM, "osprey: the node could not create window memory");
-    const int mapped = s.ok() ? 1 : 0;
+    if (s.ok()) {
+      const auto l =
+          shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic, nullptr);
+      view_ = shm::SegmentView(seg_.base(), l);
+    }
+    // 1: the segment is mapped; 2: so is every peer's MPI_Alloc_mem memory.
+    const int mapped = s.ok() ? 1 | (map_user_memory() ? 2 : 0) : 0;
     link.send(root, &mapped, sizeof mapped);  // the root unlinks after every answer
+    int shared = 0;
+    link.receive(root, &shared, sizeof shared);
     if (!s.ok()) return s;
-    const auto l =
-        shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic, nullptr);
-    view_ = shm::SegmentView(seg_.base(), l);
+    if (!shared) unmap_user_memory();
     return kOk;
   }
 
@@ -125,21 +147,62 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   }
   link.send_each(peers, &a, sizeof a);
   std::vector<int> mapped(nlocal, 1);
+  int shared = s.ok() && map_user_memory() ? 1 : 0;
   link.receive_each(peers, mapped.data(), sizeof(int));
   shm::Segment::unlink(a.name);
+  for (uint32_t i = 1; i < nlocal; ++i)
+    shared &= (mapped[i] & 2) != 0;
+  link.send_each(peers, &shared, sizeof shared);
+  if (!shared) unmap_user_memory();
   return s;
 }
 
+bool Window::map_user_memory() {
+  const uint32_t n = static_cast<uint32_t>(ci_->node_size());
+  user_maps_.assign(n, UserMap{});
+  bool all = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    const shm::RankInfo& ri = view_.info(i);
+    if (ri.share_fd < 0 || i == static_cast<uint32_t>(ci_->node_rank())) continue;
+    void* p = shm::user_memory::map_peer(ri.pid, ri.share_fd, ri.share_len);
+    if (!p) {
+      all = false;
+      continue;
+    }
+    user_maps_[i] = {static_cast<char*>(p), static_cast<std::size_t>(ri.share_len)};
+  }
+  user_shared_ = all;
+  return all;
+}
+
+void Window::unmap_user_memory() {
+  for (UserMap& m : user_maps_)
+    if (m.addr) munmap(m.addr, m.len);
+  user_maps_.clear();
+  user_shared_ = false;
+}
+
 void Window::setup_fast_targets() {
-  if (force_am_ || (flavor_ != Flavor::kAllocate && flavor_ != Flavor::kShared)) return;
+  const bool segment = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
+  // MPI_Win_create over MPI_Alloc_mem memory that the node shares: its ranks are served like
+  // segment memory; ranks over private memory get a size the fast path never fits.
+  if (force_am_ || (!segment && !(flavor_ == Flavor::kCreate && user_shared_))) return;
   const int n = ci_->node_size(), first = ci_->comm_rank_of_local(0);
   for (int i = 0; i < n; ++i)
     if (ci_->comm_rank_of_local(i) != first + i) return;  // node ranks not contiguous
   fast_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     const shm::RankInfo& ri = view_.info(static_cast<uint32_t>(i));
-    fast_[static_cast<size_t>(i)] = {view_.data(ri.data_offset), static_cast<int64_t>(ri.size),
-                                     ri.disp_unit};
+    FastTarget& f = fast_[static_cast<size_t>(i)];
+    if (segment) {
+      f = {view_.data(ri.data_offset), static_cast<int64_t>(ri.size), ri.disp_unit};
+    } else if (user_shared(i)) {
+      char* base = i == ci_->node_rank() ? reinterpret_cast<char*>(ri.user_base)
+                                         : user_maps_[static_cast<size_t>(i)].addr + ri.share_off;
+      f = {base, static_cast<int64_t>(ri.size), ri.disp_unit};
+    } else {
+      f = {nullptr, -1, ri.disp_unit};
+    }
   }
   fast_first_ = first;
   fast_count_ = n;
@@ -170,6 +233,7 @@ void Window::finish_setup(const Args& a) {
   for (int i = 0; i < ci_->node_size(); ++i)
     local_paths_[static_cast<std::size_t>(i)] = path_to(i, &view_.info(static_cast<uint32_t>(i)));
   remote_path_ = message_path();
+  cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
   setup_fast_targets();
 }
 

@@ -236,8 +236,10 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
 }
 
 inline Status Window::flush(int rank) {
+  // (A rank of fast_ with size -1 is private memory, whose queued operations flush must issue.)
   if (access_ == Access::kLockAll &&
-      static_cast<unsigned>(rank - fast_first_) < static_cast<unsigned>(fast_count_)) {
+      static_cast<unsigned>(rank - fast_first_) < static_cast<unsigned>(fast_count_) &&
+      fast_[static_cast<unsigned>(rank - fast_first_)].size >= 0) {
     cpu::mem_sync();  // node-local operations completed when issued; make them visible
     serve_requests();
     return kOk;

@@ -17,6 +17,7 @@ enum class Switch { kAuto, kOn, kOff };
 struct Config {
   TransportMode transport = TransportMode::kAuto;
   bool cma = true;
+  std::size_t cma_queue_limit = 8192;
   int debug = 0;
   bool stats = false;
   std::size_t lock_stripes = 256;

@@ -27,3 +27,14 @@ osprey_mpi_test(proc_null mpi/proc_null.c)
 # MPICH's other simulated-node layout: ranks in blocks (0,1 | 2,3).
 osprey_mpi_variant(cliques.subcomm_windows subcomm_windows NP 4 MODES auto
                    ENV MPIR_CVAR_NUM_CLIQUES=2)
+# Windows over private memory on a node: small puts and gets queued per target until the
+# synchronization, completed by each kind of synchronization (also with the queue off, and
+# with a tiny limit so that most operations go straight after draining the queue).
+osprey_mpi_test(cma_batch mpi/cma_batch.c NP 2 3)
+osprey_mpi_variant(noqueue.cma_batch cma_batch NP 3 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0)
+osprey_mpi_variant(tinyqueue.cma_batch cma_batch NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=4)
+# Whole-region accumulates over cross-memory attach against single-element atomics.
+osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4)
+# MPI_Alloc_mem memory is node-shared: windows over it (mixed with malloc memory) mapped by
+# node peers, atomics racing across mapped, cross-memory attach and message-path origins.
+osprey_mpi_test(alloc_mem_windows mpi/alloc_mem_windows.c NP 2 3 4)

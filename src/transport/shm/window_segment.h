@@ -36,11 +36,13 @@ struct alignas(cpu::kCacheLine) RankInfo {
   int32_t pid;
   int32_t comm_rank;
   MemKind kind;
-  uint32_t pad;
+  int32_t share_fd;      // kPrivate in MPI_Alloc_mem memory: its file in the owner, else -1
   uint64_t data_offset;  // kSegment: offset of the rank's memory in the segment
   uint64_t size;         // bytes exposed
   int64_t disp_unit;
   uint64_t user_base;  // kPrivate: address of the memory in the owner's address space
+  uint64_t share_off;  // share_fd: where user_base is in that file, and the file's length
+  uint64_t share_len;
 };
 
 // Passive-target lock of one rank: a phase-fair reader-writer lock (see rma/shm_lock.h).
