@@ -22,16 +22,71 @@ struct Flat {
   uint32_t elem_size = 0;
 };
 
-void add_block(Flat& f, MPI_Aint off, MPI_Aint len) {
-  if (len == 0) return;
-  if (!f.blocks.empty()) {
-    Block& last = f.blocks.back();
-    if (last.off + last.len == off) {
-      last.len += len;
+// Brings a strided block to its simplest equal form: runs that touch become one run, and an
+// unused inner level gives way to the outer one.
+Block normal(Block b) {
+  if (b.n1 > 1 && b.s1 == b.len) {  // the inner runs touch
+    b.len *= b.n1;
+    b.n1 = 1;
+    b.s1 = 0;
+  }
+  if (b.n1 == 1 && b.n2 > 1) {
+    b.n1 = b.n2;
+    b.s1 = b.s2;
+    b.n2 = 1;
+    b.s2 = 0;
+    if (b.s1 == b.len) return normal(b);
+  }
+  if (b.n2 > 1 && b.s2 == b.n1 * b.s1) {  // the outer level continues the inner one
+    b.n1 *= b.n2;
+    b.n2 = 1;
+    b.s2 = 0;
+    return normal(b);
+  }
+  if (b.n1 == 1) b.s1 = 0;
+  return b;
+}
+
+// Appends one strided block after the others, folding it into the last one where the pair is
+// one strided block: a run that touches the last, the next run of a stride, the next row of
+// rows. So an indexed type whose blocks are evenly spaced decodes as compactly as a vector.
+void add_block(Flat& f, Block b) {
+  if (b.len == 0 || b.n1 == 0 || b.n2 == 0) return;
+  b = normal(b);
+  if (f.blocks.empty()) {
+    f.blocks.push_back(b);
+    return;
+  }
+  Block& last = f.blocks.back();
+  if (last.plain() && b.plain() && last.off + last.len == b.off) {
+    last.len += b.len;
+    last = normal(last);
+    return;
+  }
+  if (b.plain() && last.n2 == 1 && b.len == last.len) {
+    if (last.n1 == 1) {
+      last.n1 = 2;
+      last.s1 = b.off - last.off;
+      return;
+    }
+    if (b.off == last.off + last.n1 * last.s1) {
+      ++last.n1;
       return;
     }
   }
-  f.blocks.push_back({off, len});
+  if (b.n2 == 1 && b.len == last.len && b.n1 == last.n1 && b.s1 == last.s1 && b.n1 > 1) {
+    if (last.n2 == 1) {
+      last.n2 = 2;
+      last.s2 = b.off - last.off;
+      last = normal(last);
+      return;
+    }
+    if (b.off == last.off + last.n2 * last.s2) {
+      ++last.n2;
+      return;
+    }
+  }
+  f.blocks.push_back(b);
 }
 
 void merge_kind(Flat& into, const Flat& child) {
@@ -50,23 +105,51 @@ void merge_kind(Flat& into, const Flat& child) {
 // Appends `child` shifted by `shift` bytes. Only data that is appended makes the basic type
 // of the whole: a member repeated zero times (or of no data) is not part of the type map.
 void append(Flat& into, const Flat& child, MPI_Aint shift) {
-  for (const Block& b : child.blocks)
-    add_block(into, shift + b.off, b.len);
+  for (Block b : child.blocks) {
+    b.off += shift;
+    add_block(into, b);
+  }
   if (!child.blocks.empty()) merge_kind(into, child);
 }
 
-// Appends n copies of `child`, the i-th shifted by shift + i * step. A child of one block that
-// fills its step (a dense element) makes one block: decoding costs the blocks of the result,
-// not the elements inside them.
-void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
-  if (n <= 0) return;
-  if (child.blocks.size() == 1 && child.blocks[0].len == step) {
-    add_block(into, shift + child.blocks[0].off, n * step);
-    merge_kind(into, child);
-    return;
+// n copies of `child`, the i-th shifted by i * step. A child of one strided block with a level
+// to spare takes the repetition as that level, so decoding costs the description; only a
+// child of several blocks (or of two levels already) is copied out n times.
+Flat repeat(const Flat& child, int64_t n, MPI_Aint step) {
+  Flat out;
+  if (n <= 0 || child.blocks.empty()) return out;
+  if (n == 1) return child;
+  if (child.blocks.size() == 1) {
+    Block b = child.blocks[0];
+    bool folded = true;
+    if (b.n1 == 1) {
+      b.n1 = n;
+      b.s1 = step;
+    } else if (b.n2 == 1) {
+      b.n2 = n;
+      b.s2 = step;
+    } else if (b.s2 * b.n2 == step) {
+      b.n2 *= n;
+    } else {
+      folded = false;
+    }
+    if (folded) {
+      out.cat = child.cat;
+      out.repr = child.repr;
+      out.elem_size = child.elem_size;
+      add_block(out, b);
+      return out;
+    }
   }
   for (int64_t i = 0; i < n; ++i)
-    append(into, child, shift + i * step);
+    append(out, child, i * step);
+  return out;
+}
+
+// Appends n copies of `child`, the i-th shifted by shift + i * step.
+void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
+  if (n <= 0) return;
+  append(into, repeat(child, n, step), shift);
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
@@ -195,30 +278,23 @@ Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat
   }
   for (int d = 0; d < nd; ++d)
     if (subs[d] == 0) return kOk;
-  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  const int fastest = c_order ? nd - 1 : 0;
-  for (;;) {
-    MPI_Aint off = 0;
-    for (int d = 0; d < nd; ++d)
-      off += static_cast<MPI_Aint>(starts[d] + idx[static_cast<size_t>(d)]) *
-             stride[static_cast<size_t>(d)];
-    append_repeat(out, child, off, subs[fastest], ext);  // a row of the fastest dimension
-    // Advance the next dimensions, fastest-varying first.
-    int k = 1;
-    for (; k < nd; ++k) {
-      const int d = c_order ? nd - 1 - k : k;
-      if (++idx[static_cast<size_t>(d)] < subs[d]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
-    if (k == nd) break;
+  // Rows of the fastest dimension, repeated along each slower one: a strided block per level,
+  // not a copy per row.
+  Flat whole = std::move(child);
+  MPI_Aint first = 0;
+  for (int k = 0; k < nd; ++k) {
+    const auto d = static_cast<size_t>(c_order ? nd - 1 - k : k);
+    whole = repeat(whole, subs[d], stride[d]);
+    first += static_cast<MPI_Aint>(starts[d]) * stride[d];
   }
+  append(out, whole, first);
   return kOk;
 }
 
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
     Flat k;
-    k.blocks = p->blocks;
+    k.blocks = p->blocks;  // plain blocks
     k.cat = p->cat;
     k.repr = p->repr;
     k.elem_size = p->elem_size;
@@ -265,11 +341,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         stride_bytes = ints[2];
       else
         stride_bytes = ext;
-      if (stride_bytes == bl * ext)  // blocks that touch: one run of elements
-        append_repeat(out, child, 0, count * bl, ext);
-      else
-        for (int64_t i = 0; i < count; ++i)
-          append_repeat(out, child, i * stride_bytes, bl, ext);
+      append(out, repeat(repeat(child, bl, ext), count, stride_bytes), 0);
       return kOk;
     }
     case MPI_COMBINER_INDEXED:
@@ -342,7 +414,7 @@ Status flatten(MPI_Datatype t, TypeInfo& out) {
   out.elem_size = f.elem_size;
   MPI_Aint covered = 0;
   for (const Block& b : out.blocks)
-    covered += b.len;
+    covered += b.bytes();
   if (covered != out.size)
     return Err(MPI_ERR_TYPE, "osprey: datatype layout does not add up to its size");
   return kOk;

@@ -17,13 +17,13 @@ bool RunCursor::raw_next(char*& p, std::size_t& len) {
     return true;
   }
   while (elem_ < count_) {
-    if (block_ < t_.blocks.size()) {
-      const Block& b = t_.blocks[block_++];
-      p = base_ + elem_ * t_.extent + b.off;
-      len = static_cast<std::size_t>(b.len);
+    MPI_Aint off, n;
+    if (runs_.next(off, n)) {
+      p = base_ + elem_ * t_.extent + off;
+      len = static_cast<std::size_t>(n);
       return true;
     }
-    block_ = 0;
+    runs_.restart();
     ++elem_;
   }
   return false;
