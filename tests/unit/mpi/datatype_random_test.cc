@@ -203,6 +203,14 @@ void check_pack_unpack(MPI_Datatype t, const TypeInfo& ti, int count) {
   MPI_Unpack(want.data(), bytes, &pos, ref.data() + s.before, count, t, MPI_COMM_SELF);
   unpack(into.data() + s.before, count, ti, want.data());
   EXPECT_EQ(into, ref);
+  // Copies between the layout and contiguous bytes, both ways, as a node put or get does.
+  const TypeInfo& byte = *info_of(MPI_BYTE);
+  std::vector<unsigned char> copied(want.size());
+  copy(copied.data(), bytes, byte, src.data() + s.before, count, ti);
+  EXPECT_EQ(copied, want);
+  std::vector<unsigned char> into2(src.size(), 0x5a);
+  copy(into2.data() + s.before, count, ti, want.data(), bytes, byte);
+  EXPECT_EQ(into2, ref);
   // Point-to-point through the byte layout, as the message path sends a payload.
   ByteLayout l = byte_layout(src.data() + s.before, count, ti);
   std::vector<unsigned char> sent(want.size());
