@@ -50,31 +50,31 @@ Block normal(Block b) {
 // Appends one strided block after the others, folding it into the last one where the pair is
 // one strided block: a run that touches the last, the next run of a stride, the next row of
 // rows. So an indexed type whose blocks are evenly spaced decodes as compactly as a vector.
-void add_block(Flat& f, Block b) {
-  if (b.len == 0 || b.n1 == 0 || b.n2 == 0) return;
-  b = normal(b);
+void add_block(Flat& f, const Block& in) {
+  if (in.len == 0 || in.n1 == 0 || in.n2 == 0) return;
+  const Block b = in.plain() ? in : normal(in);  // plain blocks (the common case) are normal
   if (f.blocks.empty()) {
     f.blocks.push_back(b);
     return;
   }
   Block& last = f.blocks.back();
-  if (last.plain() && b.plain() && last.off + last.len == b.off) {
-    last.len += b.len;
-    last = normal(last);
-    return;
-  }
-  if (b.plain() && last.n2 == 1 && b.len == last.len) {
-    if (last.n1 == 1) {
-      last.n1 = 2;
-      last.s1 = b.off - last.off;
+  if (b.plain()) {
+    if (last.plain() && last.off + last.len == b.off) {
+      last.len += b.len;
       return;
     }
-    if (b.off == last.off + last.n1 * last.s1) {
-      ++last.n1;
-      return;
+    if (last.n2 == 1 && b.len == last.len) {
+      if (last.n1 == 1) {
+        last.n1 = 2;
+        last.s1 = b.off - last.off;
+        return;
+      }
+      if (b.off == last.off + last.n1 * last.s1) {
+        ++last.n1;
+        return;
+      }
     }
-  }
-  if (b.n2 == 1 && b.len == last.len && b.n1 == last.n1 && b.s1 == last.s1 && b.n1 > 1) {
+  } else if (b.n2 == 1 && b.len == last.len && b.n1 == last.n1 && b.s1 == last.s1) {
     if (last.n2 == 1) {
       last.n2 = 2;
       last.s2 = b.off - last.off;
@@ -112,44 +112,71 @@ void append(Flat& into, const Flat& child, MPI_Aint shift) {
   if (!child.blocks.empty()) merge_kind(into, child);
 }
 
-// n copies of `child`, the i-th shifted by i * step. A child of one strided block with a level
-// to spare takes the repetition as that level, so decoding costs the description; only a
-// child of several blocks (or of two levels already) is copied out n times.
-Flat repeat(const Flat& child, int64_t n, MPI_Aint step) {
-  Flat out;
-  if (n <= 0 || child.blocks.empty()) return out;
-  if (n == 1) return child;
-  if (child.blocks.size() == 1) {
-    Block b = child.blocks[0];
-    bool folded = true;
-    if (b.n1 == 1) {
-      b.n1 = n;
-      b.s1 = step;
-    } else if (b.n2 == 1) {
-      b.n2 = n;
-      b.s2 = step;
-    } else if (b.s2 * b.n2 == step) {
-      b.n2 *= n;
-    } else {
-      folded = false;
-    }
-    if (folded) {
-      out.cat = child.cat;
-      out.repr = child.repr;
-      out.elem_size = child.elem_size;
-      add_block(out, b);
-      return out;
-    }
+// The same, taking child's blocks over when `into` has none yet (no copy, no allocation).
+void append(Flat& into, Flat&& child, MPI_Aint shift) {
+  if (!into.blocks.empty() || child.blocks.empty()) {
+    append(into, static_cast<const Flat&>(child), shift);
+    return;
   }
-  for (int64_t i = 0; i < n; ++i)
-    append(out, child, i * step);
-  return out;
+  for (Block& b : child.blocks)
+    b.off += shift;
+  into.blocks = std::move(child.blocks);
+  merge_kind(into, child);
 }
 
-// Appends n copies of `child`, the i-th shifted by shift + i * step.
+// Takes n copies of b, the i-th shifted by i * step, as a level of b if it has one to spare
+// (n >= 2); false if b already uses both levels in another way.
+bool fold(Block& b, int64_t n, MPI_Aint step) {
+  if (b.n1 == 1) {
+    b.n1 = n;
+    b.s1 = step;
+  } else if (b.n2 == 1) {
+    b.n2 = n;
+    b.s2 = step;
+  } else if (b.s2 * b.n2 == step) {
+    b.n2 *= n;
+  } else {
+    return false;
+  }
+  b = normal(b);
+  return true;
+}
+
+// Makes `f` n copies of itself, the i-th shifted by i * step. A single strided block with a
+// level to spare takes the repetition as that level, in place, so decoding costs the
+// description; only several blocks (or a block of two levels already) are copied out n times.
+void repeat(Flat& f, int64_t n, MPI_Aint step) {
+  if (n <= 0) f.blocks.clear();
+  if (n <= 1 || f.blocks.empty()) return;
+  if (f.blocks.size() == 1 && fold(f.blocks[0], n, step)) return;
+  Flat out;
+  for (int64_t i = 0; i < n; ++i)
+    append(out, f, i * step);
+  f.blocks = std::move(out.blocks);
+}
+
+// Appends n copies of `child`, the i-th shifted by shift + i * step (an indexed type's block,
+// a struct member): a child of one block needs no copy of its list.
 void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
-  if (n <= 0) return;
-  append(into, repeat(child, n, step), shift);
+  if (n <= 0 || child.blocks.empty()) return;
+  if (child.blocks.size() == 1) {
+    const Block& c = child.blocks[0];
+    if (c.plain() && c.len == step) {  // a run of dense elements: one plain block
+      add_block(into, Block{c.off + shift, c.len * n});
+      merge_kind(into, child);
+      return;
+    }
+    Block b = c;
+    if (n == 1 || fold(b, n, step)) {
+      b.off += shift;
+      add_block(into, b);
+      merge_kind(into, child);
+      return;
+    }
+  }
+  Flat copy = child;
+  repeat(copy, n, step);
+  append(into, std::move(copy), shift);
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
@@ -284,21 +311,22 @@ Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat
   MPI_Aint first = 0;
   for (int k = 0; k < nd; ++k) {
     const auto d = static_cast<size_t>(c_order ? nd - 1 - k : k);
-    whole = repeat(whole, subs[d], stride[d]);
+    repeat(whole, subs[d], stride[d]);
     first += static_cast<MPI_Aint>(starts[d]) * stride[d];
   }
-  append(out, whole, first);
+  append(out, std::move(whole), first);
   return kOk;
 }
 
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
-    Flat k;
-    k.blocks = p->blocks;  // plain blocks
-    k.cat = p->cat;
-    k.repr = p->repr;
-    k.elem_size = p->elem_size;
-    append(out, k, 0);
+    for (const Block& b : p->blocks)  // plain blocks
+      add_block(out, b);
+    Flat kind;
+    kind.cat = p->cat;
+    kind.repr = p->repr;
+    kind.elem_size = p->elem_size;
+    if (!p->blocks.empty()) merge_kind(out, kind);
     return kOk;
   }
   Contents c = read_contents(t);
@@ -320,7 +348,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       Flat child;
       Status s = child_flat(types[0], child);
       if (!s.ok()) return s;
-      append(out, child, 0);
+      append(out, std::move(child), 0);
       return kOk;
     }
     case MPI_COMBINER_CONTIGUOUS:
@@ -341,7 +369,9 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         stride_bytes = ints[2];
       else
         stride_bytes = ext;
-      append(out, repeat(repeat(child, bl, ext), count, stride_bytes), 0);
+      repeat(child, bl, ext);
+      repeat(child, count, stride_bytes);
+      append(out, std::move(child), 0);
       return kOk;
     }
     case MPI_COMBINER_INDEXED:
