@@ -5,12 +5,13 @@
  * built once and reused. Under lock_all, every origin puts to its own slot at every target,
  * gets it back, and accumulates (MPI_SUM) into one region shared by all origins while also
  * hitting elements of it with single-element MPI_Fetch_and_op: the element-wise atomicity of
- * accumulates decides the sums. Rows of 48 int64 make 6 KiB: past the eager limit, so on the
- * message path the data travels separately, laid out by the strided blocks. Every element of
+ * accumulates decides the sums. 80 rows of 48 int64 make 30 KiB: past the eager limit, so on
+ * the message path the data travels separately, laid out by the strided blocks (the regular
+ * layouts as hvectors, the uneven ones as run lists). Every element of
  * every slot, holes included, is checked. */
 #include "common.h"
 
-enum { ROWS = 16, COLS = 48, LD = 64, SLOT = ROWS * LD + 16, ROUNDS = 3, FOPS = 8, NLAYOUTS = 5 };
+enum { ROWS = 80, COLS = 48, LD = 64, SLOT = ROWS * LD + 16, ROUNDS = 3, FOPS = 8, NLAYOUTS = 5 };
 static const char* const layout_names[NLAYOUTS] = {"vector", "subarray", "indexed", "struct",
                                                    "vector of vectors"};
 

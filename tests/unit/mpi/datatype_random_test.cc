@@ -318,5 +318,45 @@ TEST(DatatypeRandom, RegularTypesDecodeToOneStridedBlock) {
   expect_one_block(rows, 50);
 }
 
+// Types of many runs take the other byte layout (an hvector per strided block inside a struct):
+// the same bytes as the host's, for one element and for several.
+TEST(DatatypeRandom, ManyRunsLayOutLikeTheHost) {
+  init_predefined();
+  std::vector<MPI_Datatype> types;
+  MPI_Datatype t, inner;
+  MPI_Type_vector(128, 5, 9, MPI_DOUBLE, &t);
+  types.push_back(t);
+  const int sizes[3] = {12, 20, 20}, subs[3] = {5, 15, 7}, starts[3] = {1, 2, 3};
+  MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t);
+  types.push_back(t);
+  MPI_Type_vector(10, 3, 7, MPI_SHORT, &inner);
+  MPI_Type_create_hvector(12, 1, 4096, inner, &t);
+  MPI_Type_free(&inner);
+  types.push_back(t);
+  // Big blocks and a lone run, out of address order.
+  MPI_Type_vector(70, 2, 3, MPI_FLOAT, &inner);
+  int lens[3] = {1, 1, 1};
+  MPI_Aint displs[3] = {4000, 0, -64};
+  MPI_Datatype members[3] = {inner, MPI_DOUBLE, inner};
+  MPI_Type_create_struct(3, lens, displs, members, &t);
+  MPI_Type_free(&inner);
+  types.push_back(t);
+  for (MPI_Datatype& x : types) {
+    MPI_Type_commit(&x);
+    const TypeInfo* ti = info_of(x);
+    ASSERT_NE(ti, nullptr);
+    int64_t runs = 0;
+    for (const Block& b : ti->blocks)
+      runs += b.runs();
+    EXPECT_GT(runs, 64);
+    EXPECT_GT(runs, 4 * static_cast<int64_t>(ti->blocks.size()));
+    for (int count : {1, 3}) {
+      SCOPED_TRACE(testing::Message() << "type " << (&x - types.data()) << " count " << count);
+      check_pack_unpack(x, *ti, count);
+    }
+    MPI_Type_free(&x);
+  }
+}
+
 }  // namespace
 }  // namespace osprey::dt
