@@ -369,7 +369,8 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
 
 // n contiguous elements, the operation fixed per loop so that the compiler can vectorize it.
 template <class T>
-void plain_array(Op op, char* target, const char* origin, std::size_t n) {
+[[gnu::target_clones("avx2", "default")]] void plain_array(Op op, char* target, const char* origin,
+                                                           std::size_t n) {
   auto loop = [&](auto fixed) {
     constexpr Op k = decltype(fixed)::value;
     for (std::size_t i = 0; i < n; ++i) {
@@ -444,17 +445,20 @@ void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* o
 }
 
 void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
-                       std::size_t count) {
+                       std::size_t count, void* old) {
   with_type(r, data_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     char* t = static_cast<char*>(target);
     const char* o = static_cast<const char*>(origin);
     if constexpr (std::is_arithmetic_v<T>) {
+      if (old) std::memcpy(old, t, count * sizeof(T));
       plain_array<T>(op, t, o, count);
     } else {
+      // Pairs: element by element, so that the padding of `old` stays untouched.
       const uint32_t step = element_bytes(r, data_bytes);
+      char* p = static_cast<char*>(old);
       for (std::size_t i = 0; i < count; ++i)
-        apply_plain(r, data_bytes, op, t + i * step, o + i * step, nullptr);
+        apply_plain(r, data_bytes, op, t + i * step, o + i * step, p ? p + i * step : nullptr);
     }
   });
 }

@@ -25,10 +25,11 @@ bool lock_free(Repr r, uint32_t data_bytes, const void* addr);
 void apply_atomic(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin, void* old);
 void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin, void* old);
 // apply_plain over `count` contiguous elements, for a caller that knows nothing else updates
-// them meanwhile (it holds an exclusive lock on the window): far faster than an atomic per
-// element once there are more than a few.
+// them meanwhile (an exclusive lock on the window, or rma/acc_gate.h): far faster than an
+// atomic per element once there are more than a few. `old` (if not null) receives the
+// elements' previous values, contiguous as well.
 void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
-                       std::size_t count);
+                       std::size_t count, void* old = nullptr);
 
 // If *target equals *compare, *target becomes *origin; *old receives the previous value.
 void cas_atomic(Repr r, uint32_t data_bytes, void* target, const void* origin, const void* compare,

@@ -11,7 +11,9 @@
 //   but MPICH and Open MPI give this, and programs that swap 16-byte pointers rely on it).
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) take no
 // whole-operation lock: being one atomic step on one element, they order themselves against
-// a multi-element operation at that element, which keeps them lock-free.
+// a multi-element operation at that element, which keeps them lock-free. On segment memory an
+// operation on more than one element (more than a few on crowded nodes) runs as plain loops while
+// single-element operations at its target rank are held off (acc_gate.h).
 #include <sys/uio.h>
 
 #include <cstring>
@@ -20,6 +22,7 @@
 #include "datatype/apply.h"
 #include "datatype/elements.h"
 #include "datatype/runs.h"
+#include "rma/acc_gate.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
 #include "transport/shm/cma.h"
@@ -96,6 +99,7 @@ void Window::apply_mapped(const TargetView& t, dt::Repr r, uint32_t n, dt::Op op
 
 void Window::cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
                         const void* compare, void* result) {
+  SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(t.local), threads_, t.cpu_atomics);
   if (t.cpu_atomics && dt::lock_free(r, n, te)) {
     dt::cas_atomic(r, n, te, origin, compare, result);
     return;
@@ -110,7 +114,14 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
   const dt::TypeInfo& tt = *op.ttype;
   const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
-  WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > tt.elem_size);
+  const std::size_t elems = bytes / tt.elem_size;
+  if (t.cpu_atomics && elems >= bulk_min_) {
+    apply_bulk(t, op);
+    return kOk;
+  }
+  const uint32_t local = static_cast<uint32_t>(t.local);
+  WholeOpGuard whole(view_.acc(local), elems > 1);
+  SingleOpGuard single(view_, node_rank_, local, threads_, t.cpu_atomics && elems == 1);
   dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
   dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
   dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);
@@ -121,6 +132,40 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
     apply_mapped(t, tt.repr, tt.elem_size, op.op, te, oe, re);
   }
   return kOk;
+}
+
+void Window::apply_bulk(const TargetView& t, const RmaOp& op) {
+  const dt::TypeInfo& tt = *op.ttype;
+  const dt::Repr r = tt.repr;
+  const uint32_t n = tt.elem_size;
+  const std::ptrdiff_t step = dt::element_bytes(r, n);
+  BulkOpGuard bulk(view_, static_cast<uint32_t>(t.local));
+  dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
+  dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
+  dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);
+  // Spans of elements that follow each other in target, origin and result alike go to one
+  // plain loop each.
+  char *ts = nullptr, *os = nullptr, *rs = nullptr;
+  std::size_t k = 0;
+  auto run = [&] {
+    if (k) dt::apply_plain_array(r, n, op.op, ts, os ? os : ts, k, rs);
+  };
+  char *te = nullptr, *oe = nullptr, *re = nullptr;
+  while (tc.next(te)) {
+    if (op.otype) oc.next(oe);
+    if (op.rtype) rc.next(re);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(k) * step;
+    if (k && te == ts + at && (!oe || oe == os + at) && (!re || re == rs + at)) {
+      ++k;
+      continue;
+    }
+    run();
+    ts = te;
+    os = oe;
+    rs = re;
+    k = 1;
+  }
+  run();
 }
 
 Status Window::apply_cma(const TargetView& t, const RmaOp& op) {

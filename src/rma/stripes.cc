@@ -14,13 +14,13 @@ std::size_t Stripes::index(int local, uint64_t key) const {
   return static_cast<std::size_t>((h >> 32) % v_->layout().stripes);
 }
 
-void spin_lock(std::atomic<uint32_t>& w) {
-  if (w.exchange(1, std::memory_order_acquire) == 0) return;
+void spin_lock(std::atomic<uint32_t>& w, std::memory_order order) {
+  if (w.exchange(1, order) == 0) return;
   progress::Backoff b;
   for (;;) {
     while (w.load(std::memory_order_relaxed) != 0)
       b.pause();
-    if (w.exchange(1, std::memory_order_acquire) == 0) return;
+    if (w.exchange(1, order) == 0) return;
   }
 }
 

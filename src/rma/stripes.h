@@ -14,7 +14,9 @@ namespace osprey::rma {
 // A spin lock on a word in shared memory, for short critical sections whose holder never
 // waits for anyone. Waiters do not run progress: it could execute a request that needs a lock
 // this process holds.
-void spin_lock(std::atomic<uint32_t>& w);
+// `order`: seq_cst where the holder then reads words that others write before they read this
+// one (rma/acc_gate.h).
+void spin_lock(std::atomic<uint32_t>& w, std::memory_order order = std::memory_order_acquire);
 inline void spin_unlock(std::atomic<uint32_t>& w) {
   w.store(0, std::memory_order_release);
 }

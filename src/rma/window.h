@@ -222,6 +222,8 @@ class Window {
                     const char* oe, char* re);
   void cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
                   const void* compare, void* result);
+  // An operation on many elements of segment memory as plain loops (acc_gate.h).
+  void apply_bulk(const TargetView& t, const RmaOp& op);
 
   // Message path, origin side (am_origin.cc). Functions taking an AmGuard run with the
   // window's message-path lock (AmState::mu) held and may wait, which releases it meanwhile.
@@ -303,8 +305,10 @@ class Window {
     int64_t disp_unit;
   };
   std::vector<FastTarget> fast_;
-  int fast_first_ = 0;  // comm rank of node-local index 0, when node ranks are contiguous
-  int fast_count_ = 0;  // 0: no fast path
+  int fast_first_ = 0;        // comm rank of node-local index 0, when node ranks are contiguous
+  uint32_t node_rank_ = 0;    // this process's node-local index (its row of in-flight counters)
+  std::size_t bulk_min_ = 2;  // elements from which accumulates run as plain loops (acc_gate.h)
+  int fast_count_ = 0;        // 0: no fast path
 
   // The path to each node-local rank and to the ranks of other nodes, chosen at creation.
   std::vector<TargetPath*> local_paths_;

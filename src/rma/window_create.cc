@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "rma/acc_gate.h"
 #include "rma/agree.h"
 #include "rma/op_table.h"
 #include "rma/paths.h"
@@ -146,6 +147,8 @@ void Window::setup_fast_targets() {
 
 void Window::finish_setup(const Args& a) {
   stripes_ = Stripes(&view_);
+  node_rank_ = static_cast<uint32_t>(ci_->node_rank());
+  bulk_min_ = bulk_min_elements(static_cast<uint32_t>(ci_->node_size()));
   barrier_ = shm::NodeBarrier(view_.barrier_slots(), static_cast<uint32_t>(ci_->node_size()),
                               static_cast<uint32_t>(ci_->node_rank()));
   switch (a.flavor) {

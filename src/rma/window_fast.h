@@ -7,6 +7,7 @@
 
 #include "datatype/apply.h"
 #include "progress/engine.h"
+#include "rma/acc_gate.h"
 #include "rma/comm_info.h"
 #include "rma/shm_lock.h"
 #include "util/cpu.h"
@@ -82,12 +83,20 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
     char* te = fast_address(rank, disp, n, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
-      if (ocount > 1 && sole_updater(rank)) {
-        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, static_cast<std::size_t>(ocount));
+      const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
+      const std::size_t n_elems = static_cast<std::size_t>(ocount);
+      if (n_elems > 1 && sole_updater(rank)) {
+        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
         return kOk;
       }
-      // More than one element: applied as a whole (see accumulate.cc).
-      WholeOpGuard whole(view_.acc(static_cast<uint32_t>(rank - fast_first_)), ocount > 1);
+      if (n_elems >= bulk_min_) {
+        BulkOpGuard bulk(view_, local);
+        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
+        return kOk;
+      }
+      // A few elements: applied as a whole (see accumulate.cc), one atomic each.
+      WholeOpGuard whole(view_.acc(local), n_elems > 1);
+      SingleOpGuard single(view_, node_rank_, local, threads_, n_elems == 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
@@ -113,7 +122,15 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       char* re = static_cast<char*>(result) + t->true_lb;
       const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
-      WholeOpGuard whole(view_.acc(static_cast<uint32_t>(rank - fast_first_)), tcount > 1);
+      const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
+      const std::size_t n_elems = static_cast<std::size_t>(tcount);
+      if (n_elems >= bulk_min_) {
+        BulkOpGuard bulk(view_, local);
+        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems, re);
+        return kOk;
+      }
+      WholeOpGuard whole(view_.acc(local), n_elems > 1);
+      SingleOpGuard single(view_, node_rank_, local, threads_, n_elems == 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < tcount; ++i) {
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))
@@ -152,6 +169,7 @@ inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatyp
   if (t && t->atomic_width && dt::op_applies(o, t->cat)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_), threads_);
       if (t->cat != dt::Category::kInteger ||
           !dt::integer_atomic(t->atomic_width, o, te, origin, result))
         dt::apply_atomic(t->repr, t->elem_size, o, te, origin, result);
@@ -169,6 +187,7 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
        t->cat == dt::Category::kByte)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
+      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_), threads_);
       auto cas = [&](auto zero) {
         using W = decltype(zero);
         W expected, desired;

@@ -12,6 +12,8 @@ target_link_libraries(threaded_acc PRIVATE pthread)
 # Each accumulate applied as a whole, against single-element atomics and across paths.
 osprey_mpi_test(acc_whole mpi/acc_whole.c NP 2 3 4)
 osprey_mpi_test(linked_list mpi/linked_list.c NP 2 3 4)
+# Accumulates on many elements (plain loops) against single-element atomics on the same elements.
+osprey_mpi_test(acc_bulk_race mpi/acc_bulk_race.c NP 2 3 4)
 # Request-based operations with every completion call, also where blocking calls are not
 # interposed (waits still run progress).
 osprey_mpi_test(requests mpi/requests.c)

@@ -29,7 +29,11 @@ TEST(SegmentLayout, ControlPartsDoNotOverlap) {
   EXPECT_LT(l.rank_info, l.locks);
   EXPECT_EQ(l.locks - l.rank_info, 5 * sizeof(RankInfo));
   EXPECT_EQ(l.acc - l.locks, 5 * sizeof(LockWords));
-  EXPECT_EQ(l.pscw - l.acc, 5 * sizeof(AccLock));
+  EXPECT_EQ(l.inflight - l.acc, 5 * sizeof(AccLock));
+  // Each rank's row of in-flight counters holds all five ranks and owns its cache lines.
+  EXPECT_GE(l.inflight_row, 5 * sizeof(uint32_t));
+  EXPECT_EQ(l.inflight_row % 64, 0u);
+  EXPECT_EQ(l.pscw - l.inflight, 5 * l.inflight_row);
   EXPECT_LE(l.match + 5 * l.match_words * 8, l.stripe);
   EXPECT_EQ(l.attach - l.stripe, 8 * sizeof(Stripe));
   EXPECT_LE(l.attach + 5 * sizeof(AttachTableHeader), l.data);

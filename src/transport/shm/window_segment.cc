@@ -28,6 +28,9 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   off += nranks * sizeof(LockWords);
   l.acc = off;
   off += nranks * sizeof(AccLock);
+  l.inflight = off;
+  l.inflight_row = align_up(nranks * sizeof(std::atomic<uint32_t>), cpu::kCacheLine);
+  off += nranks * l.inflight_row;
   l.pscw = off;
   off += nranks * sizeof(PscwWords);
   l.match = off;

@@ -70,6 +70,7 @@ struct alignas(cpu::kCacheLine) AttachTableHeader {
 // Held by an accumulate-style operation on more than one basic element for its whole
 // duration, so that each such operation applies to its target as a whole (see
 // rma/accumulate.cc). One per rank.
+// While it is held, single-element atomics on the rank's memory wait (rma/acc_gate.h).
 struct alignas(cpu::kCacheLine) AccLock {
   std::atomic<uint32_t> word;
 };
@@ -84,10 +85,11 @@ struct SegmentLayout {
   std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
   std::size_t stripes = 0;
   bool dynamic = false;  // attach table headers present
-  std::size_t barrier = 0, rank_info = 0, locks = 0, acc = 0, pscw = 0, match = 0, stripe = 0,
-              attach = 0;
-  std::size_t data = 0;   // first data byte (page aligned)
-  std::size_t total = 0;  // segment size
+  std::size_t barrier = 0, rank_info = 0, locks = 0, acc = 0, inflight = 0, pscw = 0, match = 0,
+              stripe = 0, attach = 0;
+  std::size_t inflight_row = 0;  // bytes of one rank's row of in-flight counters
+  std::size_t data = 0;          // first data byte (page aligned)
+  std::size_t total = 0;         // segment size
 
   // sizes[i]: bytes of node-local rank i, or nullptr for windows without memory here.
   // contiguous: ranks' memory back to back (allocate_shared default); else page aligned.
@@ -107,6 +109,12 @@ class SegmentView {
   RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
   LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
   AccLock& acc(uint32_t i) const { return at<AccLock>(l_.acc, i); }
+  // Single-element atomics that node rank `applier` has in flight on rank `target`'s memory
+  // (rma/acc_gate.h); each applier writes only its own row, one cache line or more.
+  std::atomic<uint32_t>& inflight(uint32_t applier, uint32_t target) const {
+    return reinterpret_cast<std::atomic<uint32_t>*>(base_ + l_.inflight +
+                                                    applier * l_.inflight_row)[target];
+  }
   PscwWords& pscw(uint32_t i) const { return at<PscwWords>(l_.pscw, i); }
   std::atomic<uint64_t>* match(uint32_t i) const {
     return reinterpret_cast<std::atomic<uint64_t>*>(base_ + l_.match +
