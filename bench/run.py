@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FLAVORS = ["allocate", "create", "dynamic"]
 SYNCS = ["flush", "lock", "lock_all", "fence", "pscw"]
-BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling"]
+BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig"]
 
 
 def suite(quick):
@@ -56,6 +56,10 @@ def suite(quick):
     # stays out of the posting cost.
     for section in (node, message):
         section.append((section[0][0], 4 if quick else 8, ["post_scaling", "-b", "32"]))
+    # Noncontiguous target layouts (vector, subarray, indexed; fresh and reused types): a small
+    # and a large shape keep each run to a few seconds.
+    for section in (node, message):
+        section.append((section[0][0], 2, ["noncontig", "-z", "8x64,128x256"]))
     return node + message
 
 

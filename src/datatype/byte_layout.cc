@@ -6,6 +6,97 @@
 #include "datatype/runs.h"
 
 namespace osprey::dt {
+namespace {
+
+bool fits_int(int64_t v) {
+  return v >= 0 && v <= INT_MAX;
+}
+
+// One strided block as a byte type whose first run starts at 0: a vector of runs and a vector
+// of those, so the host walks the description rather than a list of every run.
+MPI_Datatype block_type(const Block& b) {
+  MPI_Datatype inner = MPI_BYTE, t;
+  int len = static_cast<int>(b.len);
+  if (b.n1 > 1) {
+    PMPI_Type_create_hvector(static_cast<int>(b.n1), len, b.s1, MPI_BYTE, &inner);
+    len = 1;
+  }
+  if (b.n2 == 1) {
+    if (len == 1) return inner;
+    PMPI_Type_contiguous(len, MPI_BYTE, &t);
+    return t;
+  }
+  PMPI_Type_create_hvector(static_cast<int>(b.n2), len, b.s2, inner, &t);
+  if (inner != MPI_BYTE) PMPI_Type_free(&inner);
+  return t;
+}
+
+// Stretches one element's type to the datatype's extent for `count` elements, commits it and
+// fills the layout addressed from `base`.
+void finish(MPI_Datatype elem, const void* base, MPI_Count count, const TypeInfo& t,
+            ByteLayout& l) {
+  MPI_Datatype whole = elem;
+  if (count > 1) {
+    PMPI_Type_create_resized(elem, 0, t.extent, &whole);
+    PMPI_Type_free(&elem);
+  }
+  PMPI_Type_commit(&whole);
+  l.addr = const_cast<void*>(base);
+  l.count = static_cast<int>(count);
+  l.type = whole;
+  l.owned = true;
+}
+
+// The layout from the strided blocks themselves, addressed from `base`. The host's cost is per
+// type built (a few us for each), so blocks of few runs (an uneven indexed type) go as one
+// list of runs, and blocks of many runs as an hvector each inside a struct. False (and
+// nothing built) when a length or count does not fit an int.
+bool strided_layout(const void* base, MPI_Count count, const TypeInfo& t, ByteLayout& l) {
+  if (!fits_int(count) || !fits_int(static_cast<int64_t>(t.blocks.size())) || t.blocks.empty())
+    return false;
+  int64_t runs = 0;
+  for (const Block& b : t.blocks) {
+    if (!fits_int(b.len) || !fits_int(b.n1) || !fits_int(b.n2)) return false;
+    runs += b.runs();
+  }
+  const std::size_t n = t.blocks.size();
+  if (runs <= 64 || runs <= 4 * static_cast<int64_t>(n)) {
+    std::vector<int> lens;
+    std::vector<MPI_Aint> displs;
+    lens.reserve(static_cast<std::size_t>(runs));
+    displs.reserve(static_cast<std::size_t>(runs));
+    BlockRuns w(t.blocks);
+    MPI_Aint off, len;
+    while (w.next(off, len)) {
+      lens.push_back(static_cast<int>(len));
+      displs.push_back(off);
+    }
+    MPI_Datatype elem;
+    PMPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), displs.data(), MPI_BYTE,
+                              &elem);
+    finish(elem, base, count, t, l);
+    return true;
+  }
+  std::vector<MPI_Datatype> types(n);
+  std::vector<MPI_Aint> displs(n);
+  std::vector<int> ones(n, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    types[i] = block_type(t.blocks[i]);
+    displs[i] = t.blocks[i].off;
+  }
+  if (n == 1 && count == 1 && types[0] != MPI_BYTE) {  // one block: its own type, no struct
+    finish(types[0], static_cast<const char*>(base) + t.blocks[0].off, count, t, l);
+    return true;
+  }
+  MPI_Datatype elem;
+  PMPI_Type_create_struct(static_cast<int>(n), ones.data(), displs.data(), types.data(), &elem);
+  for (MPI_Datatype& x : types)
+    if (x != MPI_BYTE) PMPI_Type_free(&x);
+  finish(elem, base, count, t, l);
+  return true;
+}
+
+}  // namespace
 
 ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t) {
   ByteLayout l;
@@ -15,7 +106,8 @@ ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t) {
     l.count = static_cast<int>(bytes);
     return l;
   }
-  // Runs addressed from MPI_BOTTOM, each at most 1 GiB so lengths fit an int.
+  if (!t.dense && strided_layout(base, count, t, l)) return l;
+  // Past int counts: runs addressed from MPI_BOTTOM, each at most 1 GiB so lengths fit an int.
   std::vector<int> lens;
   std::vector<MPI_Aint> displs;
   RunCursor c(base, count, t);

@@ -27,32 +27,40 @@ class ElementCursor {
     std::size_t need = t_.elem_size;
     char* start = nullptr;
     while (need > 0) {
-      if (elem_ >= count_ || t_.blocks.empty()) return false;
-      const Block& b = t_.blocks[block_];
-      if (!start) start = base_ + elem_ * t_.extent + b.off + static_cast<MPI_Aint>(in_block_);
-      const std::size_t avail = static_cast<std::size_t>(b.len) - in_block_;
-      const std::size_t take = avail < need ? avail : need;
+      if (run_left_ == 0 && !next_run()) return false;
+      if (!start) start = run_;
+      const std::size_t take = run_left_ < need ? run_left_ : need;
       need -= take;
-      in_block_ += take;
-      if (in_block_ == static_cast<std::size_t>(b.len)) {
-        in_block_ = 0;
-        if (++block_ == t_.blocks.size()) {
-          block_ = 0;
-          ++elem_;
-        }
-      }
+      run_ += take;
+      run_left_ -= take;
     }
     elem = start;
     return true;
   }
 
  private:
+  // Moves to the next run of data bytes; false after the last element's last run.
+  bool next_run() {
+    MPI_Aint off, len;
+    for (;;) {
+      if (elem_ >= count_ || t_.blocks.empty()) return false;
+      if (runs_.next(off, len)) break;
+      runs_.restart();
+      ++elem_;
+    }
+    run_ = base_ + elem_ * t_.extent + off;
+    run_left_ = static_cast<std::size_t>(len);
+    return true;
+  }
+
   char* base_;
   MPI_Count count_;
   const TypeInfo& t_;
   std::size_t left_dense_ = 0, index_ = 0;
   MPI_Count elem_ = 0;
-  std::size_t block_ = 0, in_block_ = 0;
+  BlockRuns runs_{t_.blocks};
+  char* run_ = nullptr;
+  std::size_t run_left_ = 0;
 };
 
 }  // namespace osprey::dt

@@ -22,16 +22,71 @@ struct Flat {
   uint32_t elem_size = 0;
 };
 
-void add_block(Flat& f, MPI_Aint off, MPI_Aint len) {
-  if (len == 0) return;
-  if (!f.blocks.empty()) {
-    Block& last = f.blocks.back();
-    if (last.off + last.len == off) {
-      last.len += len;
+// Brings a strided block to its simplest equal form: runs that touch become one run, and an
+// unused inner level gives way to the outer one.
+Block normal(Block b) {
+  if (b.n1 > 1 && b.s1 == b.len) {  // the inner runs touch
+    b.len *= b.n1;
+    b.n1 = 1;
+    b.s1 = 0;
+  }
+  if (b.n1 == 1 && b.n2 > 1) {
+    b.n1 = b.n2;
+    b.s1 = b.s2;
+    b.n2 = 1;
+    b.s2 = 0;
+    if (b.s1 == b.len) return normal(b);
+  }
+  if (b.n2 > 1 && b.s2 == b.n1 * b.s1) {  // the outer level continues the inner one
+    b.n1 *= b.n2;
+    b.n2 = 1;
+    b.s2 = 0;
+    return normal(b);
+  }
+  if (b.n1 == 1) b.s1 = 0;
+  return b;
+}
+
+// Appends one strided block after the others, folding it into the last one where the pair is
+// one strided block: a run that touches the last, the next run of a stride, the next row of
+// rows. So an indexed type whose blocks are evenly spaced decodes as compactly as a vector.
+void add_block(Flat& f, const Block& in) {
+  if (in.len == 0 || in.n1 == 0 || in.n2 == 0) return;
+  const Block b = in.plain() ? in : normal(in);  // plain blocks (the common case) are normal
+  if (f.blocks.empty()) {
+    f.blocks.push_back(b);
+    return;
+  }
+  Block& last = f.blocks.back();
+  if (b.plain()) {
+    if (last.plain() && last.off + last.len == b.off) {
+      last.len += b.len;
+      return;
+    }
+    if (last.n2 == 1 && b.len == last.len) {
+      if (last.n1 == 1) {
+        last.n1 = 2;
+        last.s1 = b.off - last.off;
+        return;
+      }
+      if (b.off == last.off + last.n1 * last.s1) {
+        ++last.n1;
+        return;
+      }
+    }
+  } else if (b.n2 == 1 && b.len == last.len && b.n1 == last.n1 && b.s1 == last.s1) {
+    if (last.n2 == 1) {
+      last.n2 = 2;
+      last.s2 = b.off - last.off;
+      last = normal(last);
+      return;
+    }
+    if (b.off == last.off + last.n2 * last.s2) {
+      ++last.n2;
       return;
     }
   }
-  f.blocks.push_back({off, len});
+  f.blocks.push_back(b);
 }
 
 void merge_kind(Flat& into, const Flat& child) {
@@ -50,23 +105,78 @@ void merge_kind(Flat& into, const Flat& child) {
 // Appends `child` shifted by `shift` bytes. Only data that is appended makes the basic type
 // of the whole: a member repeated zero times (or of no data) is not part of the type map.
 void append(Flat& into, const Flat& child, MPI_Aint shift) {
-  for (const Block& b : child.blocks)
-    add_block(into, shift + b.off, b.len);
+  for (Block b : child.blocks) {
+    b.off += shift;
+    add_block(into, b);
+  }
   if (!child.blocks.empty()) merge_kind(into, child);
 }
 
-// Appends n copies of `child`, the i-th shifted by shift + i * step. A child of one block that
-// fills its step (a dense element) makes one block: decoding costs the blocks of the result,
-// not the elements inside them.
-void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
-  if (n <= 0) return;
-  if (child.blocks.size() == 1 && child.blocks[0].len == step) {
-    add_block(into, shift + child.blocks[0].off, n * step);
-    merge_kind(into, child);
+// The same, taking child's blocks over when `into` has none yet (no copy, no allocation).
+void append(Flat& into, Flat&& child, MPI_Aint shift) {
+  if (!into.blocks.empty() || child.blocks.empty()) {
+    append(into, static_cast<const Flat&>(child), shift);
     return;
   }
+  for (Block& b : child.blocks)
+    b.off += shift;
+  into.blocks = std::move(child.blocks);
+  merge_kind(into, child);
+}
+
+// Takes n copies of b, the i-th shifted by i * step, as a level of b if it has one to spare
+// (n >= 2); false if b already uses both levels in another way.
+bool fold(Block& b, int64_t n, MPI_Aint step) {
+  if (b.n1 == 1) {
+    b.n1 = n;
+    b.s1 = step;
+  } else if (b.n2 == 1) {
+    b.n2 = n;
+    b.s2 = step;
+  } else if (b.s2 * b.n2 == step) {
+    b.n2 *= n;
+  } else {
+    return false;
+  }
+  b = normal(b);
+  return true;
+}
+
+// Makes `f` n copies of itself, the i-th shifted by i * step. A single strided block with a
+// level to spare takes the repetition as that level, in place, so decoding costs the
+// description; only several blocks (or a block of two levels already) are copied out n times.
+void repeat(Flat& f, int64_t n, MPI_Aint step) {
+  if (n <= 0) f.blocks.clear();
+  if (n <= 1 || f.blocks.empty()) return;
+  if (f.blocks.size() == 1 && fold(f.blocks[0], n, step)) return;
+  Flat out;
   for (int64_t i = 0; i < n; ++i)
-    append(into, child, shift + i * step);
+    append(out, f, i * step);
+  f.blocks = std::move(out.blocks);
+}
+
+// Appends n copies of `child`, the i-th shifted by shift + i * step (an indexed type's block,
+// a struct member): a child of one block needs no copy of its list.
+void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI_Aint step) {
+  if (n <= 0 || child.blocks.empty()) return;
+  if (child.blocks.size() == 1) {
+    const Block& c = child.blocks[0];
+    if (c.plain() && c.len == step) {  // a run of dense elements: one plain block
+      add_block(into, Block{c.off + shift, c.len * n});
+      merge_kind(into, child);
+      return;
+    }
+    Block b = c;
+    if (n == 1 || fold(b, n, step)) {
+      b.off += shift;
+      add_block(into, b);
+      merge_kind(into, child);
+      return;
+    }
+  }
+  Flat copy = child;
+  repeat(copy, n, step);
+  append(into, std::move(copy), shift);
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
@@ -195,34 +305,28 @@ Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat
   }
   for (int d = 0; d < nd; ++d)
     if (subs[d] == 0) return kOk;
-  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  const int fastest = c_order ? nd - 1 : 0;
-  for (;;) {
-    MPI_Aint off = 0;
-    for (int d = 0; d < nd; ++d)
-      off += static_cast<MPI_Aint>(starts[d] + idx[static_cast<size_t>(d)]) *
-             stride[static_cast<size_t>(d)];
-    append_repeat(out, child, off, subs[fastest], ext);  // a row of the fastest dimension
-    // Advance the next dimensions, fastest-varying first.
-    int k = 1;
-    for (; k < nd; ++k) {
-      const int d = c_order ? nd - 1 - k : k;
-      if (++idx[static_cast<size_t>(d)] < subs[d]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
-    if (k == nd) break;
+  // Rows of the fastest dimension, repeated along each slower one: a strided block per level,
+  // not a copy per row.
+  Flat whole = std::move(child);
+  MPI_Aint first = 0;
+  for (int k = 0; k < nd; ++k) {
+    const auto d = static_cast<size_t>(c_order ? nd - 1 - k : k);
+    repeat(whole, subs[d], stride[d]);
+    first += static_cast<MPI_Aint>(starts[d]) * stride[d];
   }
+  append(out, std::move(whole), first);
   return kOk;
 }
 
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
-    Flat k;
-    k.blocks = p->blocks;
-    k.cat = p->cat;
-    k.repr = p->repr;
-    k.elem_size = p->elem_size;
-    append(out, k, 0);
+    for (const Block& b : p->blocks)  // plain blocks
+      add_block(out, b);
+    Flat kind;
+    kind.cat = p->cat;
+    kind.repr = p->repr;
+    kind.elem_size = p->elem_size;
+    if (!p->blocks.empty()) merge_kind(out, kind);
     return kOk;
   }
   Contents c = read_contents(t);
@@ -244,7 +348,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
       Flat child;
       Status s = child_flat(types[0], child);
       if (!s.ok()) return s;
-      append(out, child, 0);
+      append(out, std::move(child), 0);
       return kOk;
     }
     case MPI_COMBINER_CONTIGUOUS:
@@ -265,11 +369,9 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
         stride_bytes = ints[2];
       else
         stride_bytes = ext;
-      if (stride_bytes == bl * ext)  // blocks that touch: one run of elements
-        append_repeat(out, child, 0, count * bl, ext);
-      else
-        for (int64_t i = 0; i < count; ++i)
-          append_repeat(out, child, i * stride_bytes, bl, ext);
+      repeat(child, bl, ext);
+      repeat(child, count, stride_bytes);
+      append(out, std::move(child), 0);
       return kOk;
     }
     case MPI_COMBINER_INDEXED:
@@ -342,7 +444,7 @@ Status flatten(MPI_Datatype t, TypeInfo& out) {
   out.elem_size = f.elem_size;
   MPI_Aint covered = 0;
   for (const Block& b : out.blocks)
-    covered += b.len;
+    covered += b.bytes();
   if (covered != out.size)
     return Err(MPI_ERR_TYPE, "osprey: datatype layout does not add up to its size");
   return kOk;

@@ -17,13 +17,13 @@ bool RunCursor::raw_next(char*& p, std::size_t& len) {
     return true;
   }
   while (elem_ < count_) {
-    if (block_ < t_.blocks.size()) {
-      const Block& b = t_.blocks[block_++];
-      p = base_ + elem_ * t_.extent + b.off;
-      len = static_cast<std::size_t>(b.len);
+    MPI_Aint off, n;
+    if (runs_.next(off, n)) {
+      p = base_ + elem_ * t_.extent + off;
+      len = static_cast<std::size_t>(n);
       return true;
     }
-    block_ = 0;
+    runs_.restart();
     ++elem_;
   }
   return false;
@@ -56,6 +56,27 @@ bool RunCursor::next(char*& p, std::size_t& len) {
   return true;
 }
 
+namespace {
+
+// Calls f(address, length) for every run of count elements at base, straight off the strided
+// blocks: a loop step and a call per run, no merging (for a contiguous other side, merging
+// saves nothing).
+template <class F>
+void each_run(const void* base, MPI_Count count, const TypeInfo& t, F&& f) {
+  char* e = static_cast<char*>(const_cast<void*>(base));
+  for (MPI_Count k = 0; k < count; ++k, e += t.extent)
+    for (const Block& b : t.blocks) {
+      char* row = e + b.off;
+      for (int64_t i2 = 0; i2 < b.n2; ++i2, row += b.s2) {
+        char* p = row;
+        for (int64_t i1 = 0; i1 < b.n1; ++i1, p += b.s1)
+          f(p, static_cast<std::size_t>(b.len));
+      }
+    }
+}
+
+}  // namespace
+
 void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_Count scount,
           const TypeInfo& st) {
   if (dt.dense && st.dense) {
@@ -63,6 +84,23 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
     if (n)
       std::memmove(static_cast<char*>(dst) + dt.true_lb, static_cast<const char*>(src) + st.true_lb,
                    n);
+    return;
+  }
+  // One side contiguous: the other side's runs in order (memmove: a window may copy to itself).
+  if (st.dense) {
+    const char* in = static_cast<const char*>(src) + st.true_lb;
+    each_run(dst, dcount, dt, [&](char* p, std::size_t n) {
+      std::memmove(p, in, n);
+      in += n;
+    });
+    return;
+  }
+  if (dt.dense) {
+    char* out = static_cast<char*>(dst) + dt.true_lb;
+    each_run(src, scount, st, [&](char* p, std::size_t n) {
+      std::memmove(out, p, n);
+      out += n;
+    });
     return;
   }
   RunCursor d(dst, dcount, dt), s(src, scount, st);
@@ -81,25 +119,29 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
 }
 
 void pack(void* out, const void* src, MPI_Count count, const TypeInfo& t) {
-  RunCursor s(src, count, t);
   char* o = static_cast<char*>(out);
-  char* p;
-  std::size_t n;
-  while (s.next(p, n)) {
+  if (t.dense) {
+    if (const std::size_t n = data_bytes(count, t))
+      std::memcpy(o, static_cast<const char*>(src) + t.true_lb, n);
+    return;
+  }
+  each_run(src, count, t, [&](char* p, std::size_t n) {
     std::memcpy(o, p, n);
     o += n;
-  }
+  });
 }
 
 void unpack(void* dst, MPI_Count count, const TypeInfo& t, const void* in) {
-  RunCursor d(dst, count, t);
   const char* i = static_cast<const char*>(in);
-  char* p;
-  std::size_t n;
-  while (d.next(p, n)) {
+  if (t.dense) {
+    if (const std::size_t n = data_bytes(count, t))
+      std::memcpy(static_cast<char*>(dst) + t.true_lb, i, n);
+    return;
+  }
+  each_run(dst, count, t, [&](char* p, std::size_t n) {
     std::memcpy(p, i, n);
     i += n;
-  }
+  });
 }
 
 }  // namespace osprey::dt

@@ -20,7 +20,7 @@ class RunCursor {
   MPI_Count count_;
   const TypeInfo& t_;
   MPI_Count elem_ = 0;
-  std::size_t block_ = 0;
+  BlockRuns runs_{t_.blocks};
   char* pend_p_ = nullptr;
   std::size_t pend_len_ = 0;
   bool have_pend_ = false;

@@ -41,7 +41,8 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
     *err = s;
     return nullptr;
   }
-  info->dense = info->size == 0 || (info->blocks.size() == 1 && info->size == info->extent);
+  info->dense = info->size == 0 ||
+                (info->blocks.size() == 1 && info->blocks[0].plain() && info->size == info->extent);
   if (keyval == MPI_KEYVAL_INVALID)
     PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, on_type_delete, &keyval, nullptr);
   const TypeInfo* raw = info.release();

@@ -1,10 +1,11 @@
 // What osprey knows about an MPI datatype: sizes, the exact bytes one element covers (in type
-// map order) and the basic element it is made of. Cached per handle.
+// map order, as strided blocks) and the basic element it is made of. Cached per handle.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -14,9 +15,55 @@
 
 namespace osprey::dt {
 
+// A strided block: n1 * n2 runs of `len` bytes, the run (i1, i2) at off + i1 * s1 + i2 * s2, in
+// type map order i2 outer, i1 inner. A vector, a 2-D subarray or a vector of vectors is one
+// such block, so decoding and the wire form cost the type's description, not its run count.
+// A plain block has n1 = n2 = 1.
 struct Block {
   MPI_Aint off;  // from the buffer address
   MPI_Aint len;
+  int64_t n1 = 1;
+  MPI_Aint s1 = 0;
+  int64_t n2 = 1;
+  MPI_Aint s2 = 0;
+
+  bool plain() const { return n1 == 1 && n2 == 1; }
+  int64_t runs() const { return n1 * n2; }
+  MPI_Aint bytes() const { return len * n1 * n2; }
+  // The lowest and highest (one past) byte offsets the runs touch.
+  MPI_Aint lowest() const {
+    return off + (s1 < 0 ? (n1 - 1) * s1 : 0) + (s2 < 0 ? (n2 - 1) * s2 : 0);
+  }
+  MPI_Aint highest() const {
+    return off + len + (s1 > 0 ? (n1 - 1) * s1 : 0) + (s2 > 0 ? (n2 - 1) * s2 : 0);
+  }
+};
+
+// Walks the runs of a block list in type map order: one add and a compare per run.
+class BlockRuns {
+ public:
+  explicit BlockRuns(const std::vector<Block>& b) : b_(b) {}
+  // The next run's offset and length, or false at the end (then restart() to walk again).
+  bool next(MPI_Aint& off, MPI_Aint& len) {
+    if (k_ >= b_.size()) return false;
+    const Block& b = b_[k_];
+    off = b.off + i1_ * b.s1 + i2_ * b.s2;
+    len = b.len;
+    if (++i1_ == b.n1) {
+      i1_ = 0;
+      if (++i2_ == b.n2) {
+        i2_ = 0;
+        ++k_;
+      }
+    }
+    return true;
+  }
+  void restart() { k_ = 0, i1_ = 0, i2_ = 0; }
+
+ private:
+  const std::vector<Block>& b_;
+  std::size_t k_ = 0;
+  int64_t i1_ = 0, i2_ = 0;
 };
 
 struct TypeInfo {
@@ -30,7 +77,7 @@ struct TypeInfo {
   Repr repr = Repr::kNone;
   uint32_t elem_size = 0;     // data bytes per basic element
   uint32_t atomic_width = 0;  // predefined: bytes a lock-free CPU atomic covers, 0 if none
-  std::vector<Block> blocks;  // one element's data bytes, in type map order
+  std::vector<Block> blocks;  // one element's data bytes, in type map order (strided blocks)
   uint64_t id = 0;            // unique in this process and never reused (see next_type_id)
 
   mutable std::atomic<int> refs{1};

@@ -211,8 +211,8 @@ bool Window::am_await_layout(am::Endpoint& ep, int src, OriginState& os, const a
   if (!am::decode_layout(wire, r.layout_bytes, element_bytes, t.blocks)) t.blocks.clear();
   MPI_Aint lo = 0, hi = 0;
   for (const dt::Block& x : t.blocks) {
-    lo = &x == &t.blocks[0] ? x.off : std::min(lo, x.off);
-    hi = &x == &t.blocks[0] ? x.off + x.len : std::max(hi, x.off + x.len);
+    lo = &x == &t.blocks[0] ? x.lowest() : std::min(lo, x.lowest());
+    hi = &x == &t.blocks[0] ? x.highest() : std::max(hi, x.highest());
   }
   t.true_lb = lo;
   t.true_extent = hi - lo;
@@ -252,7 +252,7 @@ Status Window::am_target_type(const am::Request& r, OriginState& os, dt::TypeInf
       per = r.bytes / static_cast<uint64_t>(r.tcount);
     } else {
       for (const dt::Block& x : t->blocks)
-        per += static_cast<uint64_t>(x.len);
+        per += static_cast<uint64_t>(x.bytes());
     }
     if (__builtin_mul_overflow(per, static_cast<uint64_t>(r.tcount), &total) || total != r.bytes)
       st = Err(MPI_ERR_INTERN, "osprey: a request's layout does not match its data");

@@ -288,15 +288,25 @@ TEST(RequestCheck, MutatedLayoutsDecodeOrAreRefused) {
   t.blocks = list_blocks;
   std::vector<char> list;
   encode_layout(t, list);
+  t.blocks = {{0, 4, 3, 8, 2, 64}, {200, 8}};
+  std::vector<char> strided_blocks;
+  encode_layout(t, strided_blocks);
+  const std::vector<char>* forms[] = {&wire, &list, &strided_blocks};
   for (int i = 0; i < 100000; ++i) {
-    std::vector<char> m = rng() % 2 ? wire : list;
+    std::vector<char> m = *forms[rng() % 3];
     m[rng() % m.size()] = static_cast<char>(rng());
     if (rng() % 4 == 0) m.resize(rng() % (m.size() + 1));
     std::vector<char> exact(m.begin(), m.end());
     std::vector<dt::Block> blocks;
     if (decode_layout(exact.data(), exact.size(), 1 << 16, blocks)) {
-      for (const dt::Block& b : blocks)
-        EXPECT_GE(b.len, 0);
+      uint64_t total = 0;
+      for (const dt::Block& b : blocks) {
+        EXPECT_GT(b.len, 0);
+        EXPECT_GT(b.n1, 0);
+        EXPECT_GT(b.n2, 0);
+        total += static_cast<uint64_t>(b.bytes());
+      }
+      EXPECT_LE(total, 1u << 16);
     }
   }
 }

@@ -7,36 +7,74 @@
 namespace osprey::am {
 namespace {
 
-bool strided(const std::vector<dt::Block>& b) {
+// A list of plain blocks of one length at one stride (the decoder folds such lists already;
+// a layout built by hand may still be one).
+bool regular(const std::vector<dt::Block>& b) {
   if (b.size() < 2) return false;
   const MPI_Aint stride = b[1].off - b[0].off;
   for (std::size_t i = 1; i < b.size(); ++i)
-    if (b[i].len != b[0].len || b[i].off - b[i - 1].off != stride) return false;
-  return true;
+    if (!b[i].plain() || b[i].len != b[0].len || b[i].off - b[i - 1].off != stride) return false;
+  return b[0].plain();
+}
+
+template <class Rec>
+void put_records(const std::vector<dt::Block>& blocks, std::vector<char>& out, std::size_t at,
+                 Rec (*wire)(const dt::Block&)) {
+  char* p = out.data() + at;
+  for (const dt::Block& b : blocks) {
+    const Rec w = wire(b);
+    std::memcpy(p, &w, sizeof w);
+    p += sizeof w;
+  }
+}
+
+// Whether a strided block of one element may stand: runs of data whose extremes are 64-bit
+// offsets, adding its bytes to *total without passing `data_bytes`.
+bool sane(const dt::Block& b, uint64_t data_bytes, uint64_t* total) {
+  if (b.len <= 0 || b.n1 <= 0 || b.n2 <= 0) return false;
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(b.len), static_cast<uint64_t>(b.n1), &bytes) ||
+      __builtin_mul_overflow(bytes, static_cast<uint64_t>(b.n2), &bytes) ||
+      __builtin_add_overflow(*total, bytes, total) || *total > data_bytes)
+    return false;
+  // Every run, the first and the last included, must lie inside the 64-bit offsets.
+  const __int128 r1 = static_cast<__int128>(b.n1 - 1) * b.s1;
+  const __int128 r2 = static_cast<__int128>(b.n2 - 1) * b.s2;
+  const __int128 lowest = b.off + (r1 < 0 ? r1 : 0) + (r2 < 0 ? r2 : 0);
+  const __int128 highest = b.off + b.len + (r1 > 0 ? r1 : 0) + (r2 > 0 ? r2 : 0);
+  return lowest >= INT64_MIN && highest <= INT64_MAX;
 }
 
 }  // namespace
 
 void encode_layout(const dt::TypeInfo& t, std::vector<char>& out) {
+  const std::vector<dt::Block>& b = t.blocks;
   LayoutHead h{};
-  h.count = static_cast<uint32_t>(t.blocks.size());
-  const bool regular = strided(t.blocks);
-  h.form = regular ? LayoutForm::kStrided : LayoutForm::kList;
-  if (!t.blocks.empty()) {
-    h.off = t.blocks[0].off;
-    h.len = t.blocks[0].len;
-    h.stride = regular ? t.blocks[1].off - t.blocks[0].off : 0;
+  bool plain = true;
+  for (const dt::Block& x : b)
+    plain = plain && x.plain();
+  const bool folded =
+      b.size() == 1 && b[0].n2 == 1 && b[0].n1 > 1 && b[0].n1 <= static_cast<int64_t>(UINT32_MAX);
+  const bool one_stride = folded || regular(b);
+  h.form = one_stride ? LayoutForm::kStrided : plain ? LayoutForm::kList : LayoutForm::kBlocks;
+  h.count = static_cast<uint32_t>(folded ? b[0].n1 : static_cast<int64_t>(b.size()));
+  if (one_stride) {
+    h.off = b[0].off;
+    h.len = b[0].len;
+    h.stride = folded ? b[0].s1 : b[1].off - b[0].off;
   }
   const std::size_t at = out.size();
-  out.resize(at + sizeof h + (regular ? 0 : t.blocks.size() * sizeof(LayoutBlock)));
+  const std::size_t rec = one_stride ? 0 : plain ? sizeof(LayoutBlock) : sizeof(LayoutStrided);
+  out.resize(at + sizeof h + b.size() * rec);
   std::memcpy(out.data() + at, &h, sizeof h);
-  if (regular) return;
-  char* p = out.data() + at + sizeof h;
-  for (const dt::Block& b : t.blocks) {
-    const LayoutBlock w{b.off, b.len};
-    std::memcpy(p, &w, sizeof w);
-    p += sizeof w;
-  }
+  if (h.form == LayoutForm::kList)
+    put_records<LayoutBlock>(b, out, at + sizeof h, [](const dt::Block& x) {
+      return LayoutBlock{x.off, x.len};
+    });
+  else if (h.form == LayoutForm::kBlocks)
+    put_records<LayoutStrided>(b, out, at + sizeof h, [](const dt::Block& x) {
+      return LayoutStrided{x.off, x.len, x.n1, x.s1, x.n2, x.s2};
+    });
 }
 
 bool decode_layout(const char* p, std::size_t n, uint64_t data_bytes,
@@ -45,32 +83,32 @@ bool decode_layout(const char* p, std::size_t n, uint64_t data_bytes,
   if (n < sizeof h) return false;
   std::memcpy(&h, p, sizeof h);
   blocks.clear();
+  uint64_t total = 0;
   if (h.form == LayoutForm::kStrided) {
-    if (n != sizeof h || h.count == 0 || h.len <= 0) return false;
-    // Every block, the first and the last included, must lie inside the 64-bit offsets.
-    const __int128 last = h.off + static_cast<__int128>(h.count - 1) * h.stride;
-    const __int128 lowest = last < h.off ? last : h.off, highest = last < h.off ? h.off : last;
-    if (static_cast<__int128>(h.count) * h.len > data_bytes || lowest < INT64_MIN ||
-        highest + h.len > INT64_MAX)
-      return false;
-    blocks.reserve(h.count);
-    for (uint32_t i = 0; i < h.count; ++i)
-      blocks.push_back({h.off + static_cast<MPI_Aint>(i) * h.stride, h.len});
+    const dt::Block b{h.off, h.len, h.count, h.count > 1 ? h.stride : 0};
+    if (n != sizeof h || !sane(b, data_bytes, &total)) return false;
+    blocks.push_back(b);
     return true;
   }
-  if (h.form != LayoutForm::kList || h.count == 0 ||
-      n != sizeof h + static_cast<std::size_t>(h.count) * sizeof(LayoutBlock))
+  const std::size_t rec = h.form == LayoutForm::kList     ? sizeof(LayoutBlock)
+                          : h.form == LayoutForm::kBlocks ? sizeof(LayoutStrided)
+                                                          : 0;
+  if (rec == 0 || h.count == 0 || n != sizeof h + static_cast<std::size_t>(h.count) * rec)
     return false;
   blocks.resize(h.count);
-  uint64_t total = 0;
   for (uint32_t i = 0; i < h.count; ++i) {
-    LayoutBlock w;
-    std::memcpy(&w, p + sizeof h + i * sizeof w, sizeof w);
-    int64_t end = 0;
-    if (w.len <= 0 || __builtin_add_overflow(w.off, w.len, &end) ||
-        __builtin_add_overflow(total, static_cast<uint64_t>(w.len), &total) || total > data_bytes)
-      return false;
-    blocks[i] = {w.off, w.len};
+    dt::Block b{0, 0};
+    if (h.form == LayoutForm::kList) {
+      LayoutBlock w;
+      std::memcpy(&w, p + sizeof h + i * rec, sizeof w);
+      b = {w.off, w.len};
+    } else {
+      LayoutStrided w;
+      std::memcpy(&w, p + sizeof h + i * rec, sizeof w);
+      b = {w.off, w.len, w.n1, w.s1, w.n2, w.s2};
+    }
+    if (!sane(b, data_bytes, &total)) return false;
+    blocks[i] = b;
   }
   return true;
 }

@@ -1,5 +1,6 @@
-// Target layouts on the wire (packet.h): one element's data blocks, encoded compactly when
-// they are regular, and decoded (and checked) at the target.
+// Target layouts on the wire (packet.h): one element's strided data blocks as decoded at the
+// origin (so a vector travels as one record, whatever its run count), decoded and checked at
+// the target.
 #pragma once
 
 #include <cstddef>

@@ -105,19 +105,25 @@ constexpr uint64_t batched_record_bytes(uint32_t data) {  // no wrap for any `da
 // Operations up to this size may be batched (larger ones gain little from it).
 constexpr uint32_t kBatchedOpMax = 256;
 
-// A target layout on the wire: one element's data blocks, compact when they are regular (a
-// vector, a subarray row, ...), else listed.
-enum class LayoutForm : uint32_t { kList = 0, kStrided = 1 };
+// A target layout on the wire: one element's data blocks as the origin decoded them (its
+// description, not its runs): one strided record (a vector, a 2-D subarray, ...), a list of
+// plain blocks, or a list of strided blocks (datatype/type_info.h, Block).
+enum class LayoutForm : uint32_t { kList = 0, kStrided = 1, kBlocks = 2 };
 struct LayoutHead {
   LayoutForm form;
-  uint32_t count;  // blocks
-  int64_t off;     // kStrided: the first block's offset
-  int64_t len;     // kStrided: every block's length
-  int64_t stride;  // kStrided: from one block's start to the next
+  uint32_t count;  // kStrided: runs; else records that follow
+  int64_t off;     // kStrided: the first run's offset
+  int64_t len;     // kStrided: every run's length
+  int64_t stride;  // kStrided: from one run's start to the next
 };
 struct LayoutBlock {  // kList: `count` of these follow the head
   int64_t off;
   int64_t len;
+};
+struct LayoutStrided {  // kBlocks: `count` of these follow the head
+  int64_t off, len;
+  int64_t n1, s1;  // inner repetition: runs and their stride
+  int64_t n2, s2;  // outer repetition
 };
 
 // A reply: an acknowledgement, possibly with data (inline if small).
