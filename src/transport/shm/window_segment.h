@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "progress/doorbell.h"
 #include "transport/shm/node_barrier.h"
 #include "util/cpu.h"
 
@@ -49,11 +50,14 @@ struct alignas(cpu::kCacheLine) LockWords {
   std::atomic<uint32_t> rout;  // reader departures
   std::atomic<uint32_t> win;   // writer tickets taken
   std::atomic<uint32_t> wout;  // writer tickets served
+  progress::Doorbell bell;     // rung by every release, for waiters of oversubscribed nodes
 };
 
 // Post-start-complete-wait words of one rank (see rma/shm_pscw.h).
 struct alignas(cpu::kCacheLine) PscwWords {
   std::atomic<uint32_t> completes;  // origins that completed toward this rank's exposure epoch
+  // Rung when an origin completes toward this rank or a target posts to it (its match vector).
+  progress::Doorbell bell;
 };
 
 // Where the attach table of one rank of a dynamic window is (see shm/attach_table.h): the table
