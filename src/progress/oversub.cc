@@ -35,6 +35,10 @@ void note_oversubscribed(bool yes) {
   if (yes) node_oversubscribed.store(true, std::memory_order_relaxed);
 }
 
+void set_oversubscribed_for_tests(bool yes) {
+  node_oversubscribed.store(yes, std::memory_order_relaxed);
+}
+
 bool oversubscribed() {
   return node_oversubscribed.load(std::memory_order_relaxed);
 }

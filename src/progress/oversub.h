@@ -24,4 +24,7 @@ void note_oversubscribed(bool yes);
 // This process's view (a relaxed load; false until some communicator's setup decided).
 bool oversubscribed();
 
+// Sets or clears this process's view (tests only).
+void set_oversubscribed_for_tests(bool yes);
+
 }  // namespace osprey::progress

@@ -27,3 +27,5 @@ osprey_mpi_test(proc_null mpi/proc_null.c)
 # MPICH's other simulated-node layout: ranks in blocks (0,1 | 2,3).
 osprey_mpi_variant(cliques.subcomm_windows subcomm_windows NP 4 MODES auto
                    ENV MPIR_CVAR_NUM_CLIQUES=2)
+# Fence's node barrier with the waits of an oversubscribed node, forced at 2 ranks.
+osprey_mpi_variant(forced.fence_epochs fence_epochs NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
