@@ -63,9 +63,15 @@ int main(int argc, char** argv) {
                    &m.win);
   m.mem[0] = m.mem[1] = 0;
   MPI_Win_lock_all(0, m.win);
-  /* Untimed warm-up: MPICH's first few dozen iterations take milliseconds each (its lock_all
-   * is acquired lazily), which would otherwise dominate the short calibration runs. */
-  iterations(&m, 100);
+  /* Untimed warm-up, up to 1 s or 1000 iterations: under MPICH (over UCX) the first few
+   * hundred iterations take milliseconds each, which would otherwise be all the short
+   * calibration runs see. */
+  const double w0 = MPI_Wtime();
+  for (int n = 0, done = 0; !done; n += 25) {
+    iterations(&m, 25);
+    done = n + 25 >= 1000 || MPI_Wtime() - w0 > 1.0;
+    MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
   const double t = bench_time(iterations, &m, seconds, reps, 1000000);
   MPI_Win_unlock_all(m.win);
   if (rank == 0) printf("BENCH sync_mix %d %.4f\nENGINE %s\n", size, t * 1e6, bench_engine(m.win));

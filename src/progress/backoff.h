@@ -22,10 +22,11 @@ class Backoff {
   // Like pause(), but sleeps on a shared futex word while it still holds `seen`.
   void pause_on(std::atomic<uint32_t>* word, uint32_t seen);
   // Like pause(), but on an oversubscribed node, once past spinning, sleeps on `bell` (unless
-  // done() holds) until the releasing side rings it.
+  // done() holds) until the releasing side rings it. Not in a process with message endpoints:
+  // a request this process must serve would wait for the sleep to end.
   template <class Done>
   void pause_on(Doorbell& bell, Done&& done) {
-    if (!oversub_ || !sleeping()) return pause();
+    if (!oversub_ || !sleeping() || has_pollers()) return pause();
     slow_checks();
     sleep_on(bell, done, kBellSleepNs);
   }

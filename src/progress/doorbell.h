@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "progress/oversub.h"
 #include "util/cpu.h"
 #include "util/futex.h"
 
@@ -36,6 +37,17 @@ inline void ring_after_rmw(Doorbell& d) {
   if (d.sleepers.load(std::memory_order_relaxed) == 0) return;
   d.rings.fetch_add(1, std::memory_order_seq_cst);
   futex::wake_all(&d.rings);
+}
+
+// What the engine's releasing sides call: waiters sleep on doorbells only on an oversubscribed
+// node, so elsewhere a release costs nothing more (not even the doorbell's cache line). A
+// process that saw oversubscription while a node peer did not (only possible through a
+// communicator covering part of the node) has its sleeps end by their timeout instead.
+inline void notify(Doorbell& d) {
+  if (oversubscribed()) ring(d);
+}
+inline void notify_after_rmw(Doorbell& d) {
+  if (oversubscribed()) ring_after_rmw(d);
 }
 
 // Sleeps on d unless done() holds once the waiter is announced; returns on a ring, a spurious

@@ -1,8 +1,8 @@
 // Oversubscription per communicator, and MPI_Barrier on an oversubscribed node. The host's
 // barrier (MPICH over UCX) busy-polls: with more ranks than CPUs, the ranks that arrived spin
 // through their time slices while the rank they wait for has no CPU. The node barrier's
-// waiters sleep on futexes that the arriving ranks wake, so the CPU goes to the ranks that
-// still have work.
+// waiters sleep on a futex that the last arrival wakes, so the CPU goes to the ranks that
+// still have work. With one arrival counter, each waiter is woken once per barrier.
 #include <sched.h>
 
 #include "progress/oversub.h"
@@ -31,8 +31,7 @@ bool CommInfo::detect_oversubscription(MPI_Comm node) {
 }
 
 void CommInfo::setup_node_barrier(MPI_Comm node) {
-  const std::size_t bytes =
-      shm::barrier_slot_count(static_cast<uint32_t>(node_size_)) * sizeof(shm::BarrierSlot);
+  const std::size_t bytes = sizeof(shm::CentralBarrierWords);
   shm::SegmentName name;
   shm::Segment seg;
   int ok = 1;
@@ -45,8 +44,8 @@ void CommInfo::setup_node_barrier(MPI_Comm node) {
   if (node_rank_ == 0) shm::Segment::unlink(name);
   if (!ok) return;  // every rank keeps the host's barrier
   barrier_seg_ = static_cast<shm::Segment&&>(seg);
-  barrier_ = shm::NodeBarrier(reinterpret_cast<shm::BarrierSlot*>(barrier_seg_.base()),
-                              static_cast<uint32_t>(node_size_), static_cast<uint32_t>(node_rank_));
+  barrier_ = shm::CentralBarrier(reinterpret_cast<shm::CentralBarrierWords*>(barrier_seg_.base()),
+                                 static_cast<uint32_t>(node_size_));
 }
 
 bool node_barrier(MPI_Comm c) {

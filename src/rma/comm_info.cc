@@ -130,7 +130,7 @@ Status CommInfo::init(MPI_Comm user) {
   OSPREY_TRY(
       host_call(PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
                 "osprey: the host cannot split this communicator by node"));
-  const bool oversubscribed = detect_oversubscription(node);  // the real node, not a virtual one
+  oversubscribed_ = detect_oversubscription(node);  // the real node, not a virtual one
   if (config().virtual_nodes > 1) {
     // Tests only: pretend the node is several nodes, so that node peers in other "nodes"
     // are reached by messages while the others share memory.
@@ -178,7 +178,7 @@ Status CommInfo::init(MPI_Comm user) {
     ok = shm::cma::probe(next.pid, reinterpret_cast<void*>(next.probe_addr), sizeof(uint64_t));
   }
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
-  if (oversubscribed && all_on_node() && node_size_ > 1) setup_node_barrier(node);
+  if (oversubscribed_ && all_on_node() && node_size_ > 1) setup_node_barrier(node);
   PMPI_Comm_free(&node);
   cma_ok_ = ok != 0;
   // From here on the private communicator carries osprey's own messages (the checks above run

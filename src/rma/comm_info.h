@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "transport/shm/node_barrier.h"
+#include "transport/shm/central_barrier.h"
 #include "transport/shm/segment.h"
 #include "util/status.h"
 
@@ -79,10 +79,12 @@ class CommInfo {
   // while none, a poll visits no window.
   std::atomic<std::size_t>& am_work() { return am_work_; }
 
-  // Oversubscribed node, whole communicator on it: a barrier on shared flags whose waiters
+  // Oversubscribed node, whole communicator on it: a barrier on shared words whose waiters
   // sleep until the last arrival wakes them (comm_barrier.cc). Same answer on every rank.
   bool has_node_barrier() const { return barrier_seg_.base() != nullptr; }
   void node_barrier() { barrier_.arrive_and_wait(0, nullptr); }
+  // Whether this communicator's node is oversubscribed: the same on its ranks of one node.
+  bool oversubscribed() const { return oversubscribed_; }
 
  private:
   CommInfo() = default;
@@ -100,6 +102,7 @@ class CommInfo {
   std::vector<int> node_ranks_;  // comm ranks of node members, ascending
   std::vector<pid_t> node_pids_;
   bool cma_ok_ = false;
+  bool oversubscribed_ = false;
   std::atomic<uint64_t> next_window_id_{1};
   std::atomic<int> refs_{1};
   bool dead_ = false;
@@ -110,7 +113,7 @@ class CommInfo {
   std::unordered_map<uint64_t, Window*> windows_;  // thousands at times
   std::atomic<std::size_t> am_work_{0};
   shm::Segment barrier_seg_;
-  shm::NodeBarrier barrier_;
+  shm::CentralBarrier barrier_;
 };
 
 // MPI_Barrier on `c` through its node barrier, if it has one and the job never uses the

@@ -66,7 +66,7 @@ void PscwEpochs::post_words(const TargetView& t, int assert) {
   const uint32_t me = static_cast<uint32_t>(w_.ci_->node_rank());
   std::atomic<uint64_t>* v = w_.view_.match(static_cast<uint32_t>(t.local));
   v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
-  progress::ring_after_rmw(w_.view_.pscw(static_cast<uint32_t>(t.local)).bell);
+  progress::notify_after_rmw(w_.view_.pscw(static_cast<uint32_t>(t.local)).bell);
 }
 
 void PscwEpochs::count_post(int origin) {
@@ -155,7 +155,7 @@ Status PscwEpochs::complete() {
 void PscwEpochs::complete_words(const TargetView& t) {
   shm::PscwWords& p = w_.view_.pscw(static_cast<uint32_t>(t.local));
   p.completes.fetch_add(1, std::memory_order_release);
-  progress::ring_after_rmw(p.bell);
+  progress::notify_after_rmw(p.bell);
 }
 
 void PscwEpochs::send_complete(int target) {

@@ -39,7 +39,7 @@ void lock_shared(shm::LockWords& l, progress::Idle idle) {
 
 void unlock_shared(shm::LockWords& l) {
   l.rout.fetch_add(kReaderInc, std::memory_order_release);
-  progress::ring_after_rmw(l.bell);
+  progress::notify_after_rmw(l.bell);
 }
 
 void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
@@ -61,7 +61,7 @@ void unlock_exclusive(shm::LockWords& l) {
   l.rin.fetch_and(~kWriterBits, std::memory_order_release);
   // Only the holder writes wout, so the next writer's ticket can be served by a plain store.
   l.wout.store(l.wout.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  progress::ring(l.bell);
+  progress::notify(l.bell);
 }
 
 bool advance(AsyncLock& a, shm::LockWords& l) {

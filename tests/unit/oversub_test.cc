@@ -17,6 +17,7 @@
 #include "progress/backoff.h"
 #include "progress/doorbell.h"
 #include "rma/shm_lock.h"
+#include "transport/shm/central_barrier.h"
 #include "transport/shm/node_barrier.h"
 #include "util/config.h"
 
@@ -203,6 +204,55 @@ TEST(Oversub, NodeBarrierOfFiveProcessesSleepingWaiters) {
         s->arrived[r].fetch_add(1);
         b.arrive_and_wait(0, nullptr);
         if (s->arrived[r].load() != kProcs) s->errors.fetch_add(1);
+      }
+      _exit(0);
+    }
+    kids.push_back(k);
+  }
+  set_oversubscribed_for_tests(false);
+  for (pid_t k : kids) {
+    int st = 0;
+    waitpid(k, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  EXPECT_EQ(s->errors.load(), 0);
+  munmap(mem, sizeof(Shared));
+}
+
+// The central barrier of oversubscribed nodes (MPI_Barrier, fence): nobody leaves a barrier
+// before everyone arrived, what a rank wrote before it is seen by all after it (each rank
+// writes its own word, then checks everyone's), and the OR and AND of the ranks' flags come
+// out right, over many barriers with sleeping waiters.
+TEST(Oversub, CentralBarrierOfFiveProcesses) {
+  constexpr int kProcs = 5, kBarriers = 2000;
+  struct Shared {
+    shm::CentralBarrierWords words;
+    std::atomic<int> arrived[kBarriers];
+    long value[kProcs];  // plain: ordered by the barrier alone
+    std::atomic<int> errors;
+  };
+  void* mem =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  auto* s = new (mem) Shared{};
+  set_oversubscribed_for_tests(true);
+  std::vector<pid_t> kids;
+  for (int p = 0; p < kProcs; ++p) {
+    const pid_t k = fork();
+    if (k == 0) {
+      shm::CentralBarrier b(&s->words, kProcs);
+      for (int r = 0; r < kBarriers; ++r) {
+        s->arrived[r].fetch_add(1, std::memory_order_relaxed);
+        s->value[p] = r;
+        // Everyone contributes bit 0; only rank p == r % kProcs bit 1 + bit (2 + r % 3).
+        const uint16_t bits =
+            static_cast<uint16_t>(1u | (p == r % kProcs ? 2u | (4u << (r % 3)) : 0u));
+        const shm::BarrierResult res = b.arrive_and_wait(bits, nullptr);
+        if (s->arrived[r].load(std::memory_order_relaxed) != kProcs) s->errors.fetch_add(1);
+        for (int q = 0; q < kProcs; ++q)
+          if (s->value[q] != r) s->errors.fetch_add(1);
+        if (res.any != (3u | (4u << (r % 3))) || res.all != 1u) s->errors.fetch_add(1);
+        b.arrive_and_wait(0, nullptr);  // nobody writes the next value before all have checked
       }
       _exit(0);
     }

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "progress/doorbell.h"
+#include "transport/shm/central_barrier.h"
 #include "transport/shm/node_barrier.h"
 #include "util/cpu.h"
 
@@ -88,8 +89,8 @@ struct SegmentLayout {
   std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
   std::size_t stripes = 0;
   bool dynamic = false;  // attach table headers present
-  std::size_t barrier = 0, rank_info = 0, locks = 0, acc = 0, pscw = 0, match = 0, stripe = 0,
-              attach = 0;
+  std::size_t barrier = 0, central = 0, rank_info = 0, locks = 0, acc = 0, pscw = 0, match = 0,
+              stripe = 0, attach = 0;
   std::size_t data = 0;   // first data byte (page aligned)
   std::size_t total = 0;  // segment size
 
@@ -108,6 +109,9 @@ class SegmentView {
 
   SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
   BarrierSlot* barrier_slots() const { return reinterpret_cast<BarrierSlot*>(base_ + l_.barrier); }
+  CentralBarrierWords* central_barrier() const {
+    return reinterpret_cast<CentralBarrierWords*>(base_ + l_.central);
+  }
   RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
   LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
   AccLock& acc(uint32_t i) const { return at<AccLock>(l_.acc, i); }
