@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FLAVORS = ["allocate", "create", "dynamic"]
 SYNCS = ["flush", "lock", "lock_all", "fence", "pscw"]
-BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig"]
+BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig", "sync_mix"]
 
 
 def suite(quick):
@@ -52,6 +52,12 @@ def suite(quick):
     for np in [2, 3, 4] if not quick else [2, 3]:
         node.append(("node", np, ["pscw_sync"]))
         message.append(("message", np, ["pscw_sync"]))
+    # More ranks than cores: fence, PSCW and issue 12's lock_all loop (sync_mix) at 8 ranks on
+    # a 2-core machine measure how waits hand the CPU to the rank they wait for.
+    if not quick:
+        node.append(("node", 8, ["pscw_sync", "10", "5"]))
+    for np in [2, 3, 4, 8] if not quick else [3]:
+        node.append(("node", np, ["sync_mix", "20", "5"]))
     # Batches small enough that no target's queue fills up mid-batch, so that flow control
     # stays out of the posting cost.
     for section in (node, message):

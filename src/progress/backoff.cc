@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "progress/liveness.h"
+#include "progress/oversub.h"
 #include "util/cpu.h"
 #include "util/futex.h"
 
@@ -31,18 +32,28 @@ void Backoff::slow_checks() {
   }
 }
 
+Backoff::Backoff()
+    : oversub_(oversubscribed()),
+      spin_(oversub_ ? kSpinOversub : kSpin),
+      yield_(oversub_ ? kYieldOversub : kYield) {}
+
 void Backoff::pause() {
-  if (rounds_ < kSpin) {
+  if (rounds_ < spin_) {
     ++rounds_;
     cpu::relax();
     return;
   }
-  if (rounds_ < kSpin + kYield) {
+  if (rounds_ < spin_ + yield_) {
     ++rounds_;
     sched_yield();
     return;
   }
   slow_checks();
+  if (oversub_) {
+    // No doorbell here: a timer would keep this rank asleep after the peer released it.
+    sched_yield();
+    return;
+  }
   timespec ts{0, static_cast<long>(sleep_us_) * 1000};
   nanosleep(&ts, nullptr);
   if (sleep_us_ < kMaxSleepUs) sleep_us_ *= 2;

@@ -1,21 +1,36 @@
 // How every blocking wait in osprey waits: spin a little, then yield the core, then sleep, so
 // that ranks outnumbering cores still make progress. Long waits check that node peers live.
+// On a node with more ranks than CPUs (progress/oversub.h) the CPU goes to the rank being
+// waited for almost at once: a few spins, a few yields, then a sleep on the wait's doorbell
+// (or futex word) that the releasing side rings; waits without one keep yielding and never
+// sleep on a timer the peer could not shorten.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
+#include "progress/doorbell.h"
 #include "progress/engine.h"
 
 namespace osprey::progress {
 
 class Backoff {
  public:
+  Backoff();
   // One round of waiting.
   void pause();
   // Like pause(), but sleeps on a shared futex word while it still holds `seen`.
   void pause_on(std::atomic<uint32_t>* word, uint32_t seen);
-  bool sleeping() const { return rounds_ >= kSpin + kYield; }
+  // Like pause(), but on an oversubscribed node, once past spinning, sleeps on `bell` (unless
+  // done() holds) until the releasing side rings it. Not in a process with message endpoints:
+  // a request this process must serve would wait for the sleep to end.
+  template <class Done>
+  void pause_on(Doorbell& bell, Done&& done) {
+    if (!oversub_ || !sleeping() || has_pollers()) return pause();
+    slow_checks();
+    sleep_on(bell, done, kBellSleepNs);
+  }
+  bool sleeping() const { return rounds_ >= spin_ + yield_; }
   // Work showed up: start over with spinning (a target serving a stream of requests must not
   // fall asleep between them).
   void reset() {
@@ -26,15 +41,23 @@ class Backoff {
  private:
   static constexpr uint32_t kSpin = 256;
   static constexpr uint32_t kYield = 256;
+  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin.
+  static constexpr uint32_t kSpinOversub = 32;
+  static constexpr uint32_t kYieldOversub = 4;
+  // A ring ends the sleep; the timeout only bounds how long a liveness check can wait.
+  static constexpr long kBellSleepNs = 20'000'000;
   void slow_checks();
+  bool oversub_;
+  uint32_t spin_, yield_;
   uint32_t rounds_ = 0;
   uint32_t sleep_us_ = 1;
   uint64_t next_check_ns_ = 0;
 };
 
-// Polls the progress engine until done() holds.
+// Polls the progress engine until done() holds; with a doorbell, sleeps on it when the node
+// is oversubscribed.
 template <class Done>
-void wait_until(Done&& done) {
+void wait_until(Done&& done, Doorbell* bell = nullptr) {
   if (done()) return;
   Backoff b;
   for (;;) {
@@ -42,6 +65,8 @@ void wait_until(Done&& done) {
     if (done()) return;
     if (did)
       b.reset();
+    else if (bell)
+      b.pause_on(*bell, done);
     else
       b.pause();
   }

@@ -35,6 +35,10 @@ void add_poller(Poller p) {
   npollers.store(i + 1, std::memory_order_release);
 }
 
+bool has_pollers() {
+  return npollers.load(std::memory_order_relaxed) > 0;
+}
+
 bool poll() {
   if (engine_depth > 0) return false;
   bool did = false;

@@ -45,6 +45,10 @@ void add_poller(Poller p);
 // Runs every poller once; returns true if any did work. Does nothing outside a safe point.
 bool poll();
 
+// Whether any poller was ever registered (a message endpoint existed): requests may then
+// arrive that only this process's progress serves, so waits must not sleep through them.
+bool has_pollers();
+
 // What a low-level wait (lock words, node barrier, setup messages) does each round besides
 // backing off. Such waits never decide to run target work themselves: their caller passes
 // nullptr (just wait) or `poll` (the caller is at a safe point and the wait may depend on

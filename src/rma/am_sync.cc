@@ -47,8 +47,7 @@ Status Window::am_fence(int assert) {
       AmGuard g(am_->mu);
       ++am_->fence_epoch;
     }
-    if (!force_am_ && ci_->node_size() > 1)
-      barrier_.arrive_and_wait(static_cast<uint16_t>(bits), progress::poll);
+    if (!force_am_ && ci_->node_size() > 1) node_barrier(static_cast<uint16_t>(bits));
     return kOk;
   }
   // An error a target reported is returned once the fence is complete: leaving early would

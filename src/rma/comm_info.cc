@@ -72,6 +72,17 @@ MPI_Errhandler CommInfo::private_errhandler() {
   return eh;
 }
 
+CommInfo* CommInfo::find(MPI_Comm user) {
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (keyval == MPI_KEYVAL_INVALID || finalized) return nullptr;
+  }
+  void* attr = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(user, keyval, &attr, &flag);
+  return flag ? static_cast<CommInfo*>(attr) : nullptr;
+}
+
 Status CommInfo::acquire(MPI_Comm user, CommInfo** out) {
   {
     std::lock_guard<std::mutex> g(mu);
@@ -119,6 +130,7 @@ Status CommInfo::init(MPI_Comm user) {
   OSPREY_TRY(
       host_call(PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
                 "osprey: the host cannot split this communicator by node"));
+  oversubscribed_ = detect_oversubscription(node);  // the real node, not a virtual one
   if (config().virtual_nodes > 1) {
     // Tests only: pretend the node is several nodes, so that node peers in other "nodes"
     // are reached by messages while the others share memory.
@@ -166,6 +178,7 @@ Status CommInfo::init(MPI_Comm user) {
     ok = shm::cma::probe(next.pid, reinterpret_cast<void*>(next.probe_addr), sizeof(uint64_t));
   }
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+  if (oversubscribed_ && all_on_node() && node_size_ > 1) setup_node_barrier(node);
   PMPI_Comm_free(&node);
   cma_ok_ = ok != 0;
   // From here on the private communicator carries osprey's own messages (the checks above run

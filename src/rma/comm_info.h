@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "progress/engine.h"
+#include "transport/shm/central_barrier.h"
+#include "transport/shm/segment.h"
 #include "util/status.h"
 
 namespace osprey::am {
@@ -32,6 +34,8 @@ class CommInfo {
   // Finds or creates the info for `user` (collective over `user` on first use) and takes a
   // reference that the caller gives back with release().
   static Status acquire(MPI_Comm user, CommInfo** out);
+  // The info of `user` if it has one (no reference taken; for a call on `user` itself).
+  static CommInfo* find(MPI_Comm user);
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void release();
 
@@ -76,11 +80,21 @@ class CommInfo {
   // while none, a poll visits no window.
   std::atomic<std::size_t>& am_work() { return am_work_; }
 
+  // Oversubscribed node, whole communicator on it: a barrier on shared words whose waiters
+  // sleep until the last arrival wakes them (comm_barrier.cc). Same answer on every rank.
+  bool has_node_barrier() const { return barrier_seg_.base() != nullptr; }
+  void node_barrier() { barrier_.arrive_and_wait(0, nullptr); }
+  // Whether this communicator's node is oversubscribed: the same on its ranks of one node.
+  bool oversubscribed() const { return oversubscribed_; }
+
  private:
   CommInfo() = default;
   ~CommInfo();
   Status init(MPI_Comm user);
   int search_local(int comm_rank) const;
+  // Collective over the node: whether the node is oversubscribed (progress/oversub.h).
+  static bool detect_oversubscription(MPI_Comm node);
+  void setup_node_barrier(MPI_Comm node);
 
   MPI_Comm priv_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 0, node_rank_ = 0, node_size_ = 0;
@@ -89,6 +103,7 @@ class CommInfo {
   std::vector<int> node_ranks_;  // comm ranks of node members, ascending
   std::vector<pid_t> node_pids_;
   bool cma_ok_ = false;
+  bool oversubscribed_ = false;
   std::atomic<uint64_t> next_window_id_{1};
   std::atomic<int> refs_{1};
   bool dead_ = false;
@@ -99,7 +114,13 @@ class CommInfo {
       windows_mu_;  // guards windows_; held while the endpoint hands one a request
   std::unordered_map<uint64_t, Window*> windows_;  // thousands at times
   std::atomic<std::size_t> am_work_{0};
+  shm::Segment barrier_seg_;
+  shm::CentralBarrier barrier_;
 };
+
+// MPI_Barrier on `c` through its node barrier, if it has one and the job never uses the
+// message path (whose requests a sleeping rank would not serve); false: use the host's.
+bool node_barrier(MPI_Comm c);
 
 // Runs every communicator's message endpoint once (the progress engine's poller).
 bool am_poll();

@@ -12,6 +12,15 @@ constexpr int kFenceAsserts =
 
 }  // namespace
 
+// On an oversubscribed node (the same answer on every rank of it), the central barrier: each
+// waiter is woken once per fence instead of once per dissemination round. It sleeps only where
+// no message endpoint exists; elsewhere it runs progress between yields, as requests may come
+// that only this process serves.
+shm::BarrierResult Window::node_barrier(uint16_t bits) {
+  if (!ci_->oversubscribed()) return barrier_.arrive_and_wait(bits, progress::poll);
+  return central_.arrive_and_wait(bits, progress::has_pollers() ? progress::poll : nullptr);
+}
+
 Status FenceEpoch::fence(int assert) {
   if (assert & ~kFenceAsserts)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_fence");
@@ -30,8 +39,7 @@ Status FenceEpoch::fence(int assert) {
     s = w_.am_fence(assert);
     cpu::mem_sync();
   } else {
-    const shm::BarrierResult r =
-        w_.barrier_.arrive_and_wait(fence_collective_bits(assert), progress::poll);
+    const shm::BarrierResult r = w_.node_barrier(fence_collective_bits(assert));
     if (r.any != r.all)
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");

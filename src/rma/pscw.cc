@@ -66,6 +66,7 @@ void PscwEpochs::post_words(const TargetView& t, int assert) {
   const uint32_t me = static_cast<uint32_t>(w_.ci_->node_rank());
   std::atomic<uint64_t>* v = w_.view_.match(static_cast<uint32_t>(t.local));
   v[me / 64].fetch_or(uint64_t{1} << (me % 64), std::memory_order_release);
+  progress::notify_after_rmw(w_.view_.pscw(static_cast<uint32_t>(t.local)).bell);
 }
 
 void PscwEpochs::count_post(int origin) {
@@ -103,7 +104,8 @@ void PscwEpochs::await_post(int local) {
   std::atomic<uint64_t>& word =
       w_.view_.match(static_cast<uint32_t>(w_.ci_->node_rank()))[local / 64];
   const uint64_t bit = uint64_t{1} << (local % 64);
-  progress::wait_until([&] { return (word.load(std::memory_order_acquire) & bit) != 0; });
+  progress::wait_until([&] { return (word.load(std::memory_order_acquire) & bit) != 0; },
+                       &w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank())).bell);
   word.fetch_and(~bit, std::memory_order_acq_rel);  // consumed: the next post sets it again
   cpu::mem_sync_beside_rmw();  // accesses after this see the target's exposed memory
 }
@@ -152,7 +154,9 @@ Status PscwEpochs::complete() {
 }
 
 void PscwEpochs::complete_words(const TargetView& t) {
-  w_.view_.pscw(static_cast<uint32_t>(t.local)).completes.fetch_add(1, std::memory_order_release);
+  shm::PscwWords& p = w_.view_.pscw(static_cast<uint32_t>(t.local));
+  p.completes.fetch_add(1, std::memory_order_release);
+  progress::notify_after_rmw(p.bell);
 }
 
 void PscwEpochs::send_complete(int target) {
@@ -186,8 +190,22 @@ bool PscwEpochs::exposure_done() {
 
 Status PscwEpochs::wait() {
   if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_wait without MPI_Win_post");
-  progress::wait_until([&] { return exposure_done(); });
-  return kOk;
+  // exposure_done() consumes the counts, so the doorbell's check is a plain read; it is rung
+  // only by node origins, so with origins on the message path the wait keeps polling.
+  shm::PscwWords& mine = w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank()));
+  if (exposure_done()) return kOk;
+  progress::Backoff b;
+  for (;;) {
+    const bool did = progress::poll();
+    if (exposure_done()) return kOk;
+    if (did)
+      b.reset();
+    else if (exposure_am_)
+      b.pause();
+    else
+      b.pause_on(mine.bell,
+                 [&] { return mine.completes.load(std::memory_order_acquire) >= exposure_size_; });
+  }
 }
 
 Status PscwEpochs::test(bool* done) {

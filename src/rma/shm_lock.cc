@@ -12,13 +12,18 @@ constexpr uint32_t kWriterBits = 0x3;
 constexpr uint32_t kPresent = 0x2;  // a writer holds or waits for the lock
 constexpr uint32_t kPhase = 0x1;    // which writer (parity of its ticket)
 
+// Every release rings the lock's doorbell, so a waiter of an oversubscribed node sleeps until
+// the lock moves.
 template <class Done>
-void spin_until(Done&& done, progress::Idle idle) {
+void spin_until(shm::LockWords& l, Done&& done, progress::Idle idle) {
   if (done()) return;
   progress::Backoff b;
   while (!done()) {
-    if (idle) idle();
-    b.pause();
+    if (idle && idle()) {
+      b.reset();
+      continue;
+    }
+    b.pause_on(l.bell, done);
   }
 }
 
@@ -28,18 +33,22 @@ void lock_shared(shm::LockWords& l, progress::Idle idle) {
   const uint32_t w = l.rin.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
   if (w == 0) return;
   // Wait for the writer of this phase to leave (or the next writer's phase to begin).
-  spin_until([&] { return (l.rin.load(std::memory_order_acquire) & kWriterBits) != w; }, idle);
+  spin_until(
+      l, [&] { return (l.rin.load(std::memory_order_acquire) & kWriterBits) != w; }, idle);
 }
 
 void unlock_shared(shm::LockWords& l) {
   l.rout.fetch_add(kReaderInc, std::memory_order_release);
+  progress::notify_after_rmw(l.bell);
 }
 
 void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
   const uint32_t ticket = l.win.fetch_add(1, std::memory_order_acquire);
-  spin_until([&] { return l.wout.load(std::memory_order_acquire) == ticket; }, idle);
+  spin_until(
+      l, [&] { return l.wout.load(std::memory_order_acquire) == ticket; }, idle);
   const uint32_t readers = l.rin.fetch_add(kPresent | (ticket & kPhase), std::memory_order_acquire);
-  spin_until([&] { return l.rout.load(std::memory_order_acquire) == readers; }, idle);
+  spin_until(
+      l, [&] { return l.rout.load(std::memory_order_acquire) == readers; }, idle);
 }
 
 bool in_use(const shm::LockWords& l) {
@@ -52,6 +61,7 @@ void unlock_exclusive(shm::LockWords& l) {
   l.rin.fetch_and(~kWriterBits, std::memory_order_release);
   // Only the holder writes wout, so the next writer's ticket can be served by a plain store.
   l.wout.store(l.wout.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  progress::notify(l.bell);
 }
 
 bool advance(AsyncLock& a, shm::LockWords& l) {

@@ -314,6 +314,9 @@ class Window {
   shm::Segment seg_;
   shm::SegmentView view_;
   shm::NodeBarrier barrier_;
+  shm::CentralBarrier central_;  // instead of barrier_ on an oversubscribed node
+  // The node's barrier for fence and free (progress runs meanwhile; see fence.cc).
+  shm::BarrierResult node_barrier(uint16_t bits);
 
   // Node-local targets whose memory is in the segment (allocate flavors), by node-local index:
   // what the fast path needs, one line per target (node size, never the job size).

@@ -214,6 +214,7 @@ void Window::finish_setup(const Args& a) {
   bulk_min_ = bulk_min_elements(static_cast<uint32_t>(ci_->node_size()));
   barrier_ = shm::NodeBarrier(view_.barrier_slots(), static_cast<uint32_t>(ci_->node_size()),
                               static_cast<uint32_t>(ci_->node_rank()));
+  central_ = shm::CentralBarrier(view_.central_barrier(), static_cast<uint32_t>(ci_->node_size()));
   switch (a.flavor) {
     case Flavor::kAllocate:
     case Flavor::kShared:

@@ -18,7 +18,7 @@ Status Window::free() {
                "osprey: MPI_Win_free with RMA calls not completed by a closing fence");
   if (!runtime_finalized()) {
     if (ci_->all_on_node()) {
-      barrier_.arrive_and_wait(0, progress::poll);
+      node_barrier(0);
     } else {
       int64_t v = 0;
       agree_max(ci_->priv(), &v, 1);

@@ -45,6 +45,9 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_INTERPOSE_BLOCKING", &Config::interpose_blocking, 0,
      "run progress inside blocking collectives (on every rank) and point-to-point calls (where a "
      "message endpoint exists); `auto`: when `MPI_Init` finds the job can use the message path"},
+    {"OSPREY_OVERSUBSCRIBED", &Config::oversubscribed, 0,
+     "wait as on a node with more ranks than CPUs (hand the CPU over at once, sleep until woken); "
+     "`auto`: when a node's ranks outnumber the CPUs of their affinity masks"},
     {"OSPREY_VIRTUAL_NODES", &Config::virtual_nodes, 1,
      "tests only: split each node into k pretend nodes, reached by messages"},
 };

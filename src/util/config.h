@@ -36,6 +36,7 @@ struct Config {
   std::size_t credit_epoch = 1024;
   bool progress_thread = false;
   Switch interpose_blocking = Switch::kAuto;
+  Switch oversubscribed = Switch::kAuto;
   std::size_t virtual_nodes = 1;
 };
 

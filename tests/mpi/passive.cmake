@@ -26,3 +26,12 @@ osprey_mpi_variant(cliques.linked_list linked_list NP 4 MODES auto ENV MPIR_CVAR
 # Every interleaving of RMA calls from threads the standard allows (MPI_THREAD_MULTIPLE).
 osprey_mpi_test(thread_interleavings mpi/thread_interleavings.c LABELS threaded)
 target_link_libraries(thread_interleavings PRIVATE pthread)
+# Issue 12's loop (lock_all, Win_sync, barriers, one operation and flush) with more ranks than
+# cores: auto-detected on a 2-CPU machine, forced at 2 ranks and with blocking calls interposed,
+# and the old waits (forced off) at 3.
+osprey_mpi_test(oversub_mix mpi/oversub_mix.c NP 3 4)
+osprey_mpi_variant(forced.oversub_mix oversub_mix NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
+osprey_mpi_variant(interpose.oversub_mix oversub_mix NP 3 MODES auto ENV OSPREY_INTERPOSE_BLOCKING=1)
+osprey_mpi_variant(unforced.oversub_mix oversub_mix NP 3 MODES auto ENV OSPREY_OVERSUBSCRIBED=0
+                   ARGS 60)
+osprey_mpi_variant(forced.lock_exclusion lock_exclusion NP 2 4 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)

@@ -41,3 +41,5 @@ osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4)
 # MPI_Alloc_mem memory is node-shared: windows over it (mixed with malloc memory) mapped by
 # node peers, atomics racing across mapped, cross-memory attach and message-path origins.
 osprey_mpi_test(alloc_mem_windows mpi/alloc_mem_windows.c NP 2 3 4)
+# Fence's node barrier with the waits of an oversubscribed node, forced at 2 ranks.
+osprey_mpi_variant(forced.fence_epochs fence_epochs NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)

@@ -22,6 +22,8 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   std::size_t off = sizeof(SegmentHeader);
   l.barrier = off;
   off += barrier_slot_count(nranks) * sizeof(BarrierSlot);
+  l.central = off;
+  off += sizeof(CentralBarrierWords);
   l.rank_info = off;
   off += nranks * sizeof(RankInfo);
   l.locks = off;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "progress/doorbell.h"
+#include "transport/shm/central_barrier.h"
 #include "transport/shm/node_barrier.h"
 #include "util/cpu.h"
 
@@ -51,11 +53,14 @@ struct alignas(cpu::kCacheLine) LockWords {
   std::atomic<uint32_t> rout;  // reader departures
   std::atomic<uint32_t> win;   // writer tickets taken
   std::atomic<uint32_t> wout;  // writer tickets served
+  progress::Doorbell bell;     // rung by every release, for waiters of oversubscribed nodes
 };
 
 // Post-start-complete-wait words of one rank (see rma/shm_pscw.h).
 struct alignas(cpu::kCacheLine) PscwWords {
   std::atomic<uint32_t> completes;  // origins that completed toward this rank's exposure epoch
+  // Rung when an origin completes toward this rank or a target posts to it (its match vector).
+  progress::Doorbell bell;
 };
 
 // Where the attach table of one rank of a dynamic window is (see shm/attach_table.h): the table
@@ -87,8 +92,8 @@ struct SegmentLayout {
   std::size_t match_words = 0;  // 64-bit words of one rank's PSCW match vector
   std::size_t stripes = 0;
   bool dynamic = false;  // attach table headers present
-  std::size_t barrier = 0, rank_info = 0, locks = 0, acc = 0, inflight = 0, pscw = 0, match = 0,
-              stripe = 0, attach = 0;
+  std::size_t barrier = 0, central = 0, rank_info = 0, locks = 0, acc = 0, inflight = 0, pscw = 0,
+              match = 0, stripe = 0, attach = 0;
   std::size_t inflight_row = 0;  // bytes of one rank's row of in-flight counters
   std::size_t data = 0;          // first data byte (page aligned)
   std::size_t total = 0;         // segment size
@@ -108,6 +113,9 @@ class SegmentView {
 
   SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base_); }
   BarrierSlot* barrier_slots() const { return reinterpret_cast<BarrierSlot*>(base_ + l_.barrier); }
+  CentralBarrierWords* central_barrier() const {
+    return reinterpret_cast<CentralBarrierWords*>(base_ + l_.central);
+  }
   RankInfo& info(uint32_t i) const { return at<RankInfo>(l_.rank_info, i); }
   LockWords& lock(uint32_t i) const { return at<LockWords>(l_.locks, i); }
   AccLock& acc(uint32_t i) const { return at<AccLock>(l_.acc, i); }

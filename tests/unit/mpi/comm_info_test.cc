@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
+
+#include "progress/oversub.h"
+#include "util/config.h"
+
 namespace osprey::rma {
 namespace {
 
@@ -39,6 +44,31 @@ TEST(CommInfoDeathTest, AHostFailureOfOspreysMessagesEndsTheProcess) {
                "osprey: the host MPI failed a call of osprey's own messages");
   ci->release();
   PMPI_Comm_free(&user);
+}
+
+// The node's decision is made when a communicator's info is set up: one rank on at least one
+// CPU is not oversubscribed, unless forced; a lone rank needs no barrier of its own.
+TEST(CommInfo, SetupDecidesOversubscriptionForTheProcess) {
+  progress::set_oversubscribed_for_tests(false);
+  MPI_Comm user;
+  CommInfo* ci = info_of_erring_comm(&user);
+  ASSERT_NE(ci, nullptr);
+  EXPECT_FALSE(progress::oversubscribed());
+  EXPECT_FALSE(ci->has_node_barrier());
+  ci->release();
+  PMPI_Comm_free(&user);
+
+  setenv("OSPREY_OVERSUBSCRIBED", "1", 1);
+  reload_config_for_tests();
+  ci = info_of_erring_comm(&user);
+  ASSERT_NE(ci, nullptr);
+  EXPECT_TRUE(progress::oversubscribed());
+  EXPECT_FALSE(ci->has_node_barrier());  // one rank: the host's barrier returns at once
+  ci->release();
+  PMPI_Comm_free(&user);
+  unsetenv("OSPREY_OVERSUBSCRIBED");
+  reload_config_for_tests();
+  progress::set_oversubscribed_for_tests(false);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// Whether this node runs more ranks than the CPUs they may run on. Then a rank that waits
+// usually waits for a rank that has no CPU, and every moment it keeps its own CPU delays the
+// very event it waits for: waits must hand the CPU over at once (progress::Backoff reads this)
+// and sleep where the releasing side can wake them (progress::Doorbell), never on a timer.
+#pragma once
+
+#include <sched.h>
+
+#include <span>
+
+namespace osprey::progress {
+
+// CPUs in the union of the given affinity masks.
+int cpus_in_union(std::span<const cpu_set_t> masks);
+
+// The decision for a node of `node_ranks` ranks whose union of masks holds `cpus` CPUs, with
+// OSPREY_OVERSUBSCRIBED applied (1 or 0 forces it, auto decides).
+bool decide_oversubscribed(int node_ranks, int cpus);
+
+// Records a node's decision for this process (once set it stays set: a communicator that sees
+// only part of the node cannot undo what the whole node showed).
+void note_oversubscribed(bool yes);
+
+// This process's view (a relaxed load; false until some communicator's setup decided).
+bool oversubscribed();
+
+// Sets or clears this process's view (tests only).
+void set_oversubscribed_for_tests(bool yes);
+
+}  // namespace osprey::progress

@@ -1,0 +1,59 @@
+// Oversubscription per communicator, and MPI_Barrier on an oversubscribed node. The host's
+// barrier (MPICH over UCX) busy-polls: with more ranks than CPUs, the ranks that arrived spin
+// through their time slices while the rank they wait for has no CPU. The node barrier's
+// waiters sleep on a futex that the last arrival wakes, so the CPU goes to the ranks that
+// still have work. With one arrival counter, each waiter is woken once per barrier.
+#include <sched.h>
+
+#include "progress/oversub.h"
+#include "rma/comm_info.h"
+#include "rma/runtime.h"
+#include "util/log.h"
+
+namespace osprey::rma {
+
+bool CommInfo::detect_oversubscription(MPI_Comm node) {
+  int node_ranks = 0;
+  PMPI_Comm_size(node, &node_ranks);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) CPU_ZERO(&mask);  // unknown: no CPUs
+  PMPI_Allreduce(MPI_IN_PLACE, &mask, sizeof mask, MPI_BYTE, MPI_BOR, node);
+  const int cpus = progress::cpus_in_union({&mask, 1});
+  // Every rank of the node computed the same; a process that already saw an oversubscribed
+  // node (MPI_COMM_WORLD's setup) stays so, and the node agrees on that too.
+  int yes = progress::decide_oversubscribed(node_ranks, cpus) || progress::oversubscribed();
+  PMPI_Allreduce(MPI_IN_PLACE, &yes, 1, MPI_INT, MPI_MAX, node);
+  progress::note_oversubscribed(yes != 0);
+  OSPREY_LOG(1, "%d ranks on this node, %d CPUs in their affinity masks: %s", node_ranks, cpus,
+             yes ? "oversubscribed" : "not oversubscribed");
+  return yes != 0;
+}
+
+void CommInfo::setup_node_barrier(MPI_Comm node) {
+  const std::size_t bytes = sizeof(shm::CentralBarrierWords);
+  shm::SegmentName name;
+  shm::Segment seg;
+  int ok = 1;
+  if (node_rank_ == 0) ok = shm::Segment::create(bytes, seg, name).ok() ? 1 : 0;
+  PMPI_Bcast(&ok, 1, MPI_INT, 0, node);
+  if (!ok) return;
+  PMPI_Bcast(&name, sizeof name, MPI_BYTE, 0, node);
+  if (node_rank_ != 0) ok = shm::Segment::attach(name, bytes, seg).ok() ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);  // also: everyone has mapped it
+  if (node_rank_ == 0) shm::Segment::unlink(name);
+  if (!ok) return;  // every rank keeps the host's barrier
+  barrier_seg_ = static_cast<shm::Segment&&>(seg);
+  barrier_ = shm::CentralBarrier(reinterpret_cast<shm::CentralBarrierWords*>(barrier_seg_.base()),
+                                 static_cast<uint32_t>(node_size_));
+}
+
+bool node_barrier(MPI_Comm c) {
+  if (!progress::oversubscribed() || c == MPI_COMM_NULL || job_may_use_messages()) return false;
+  CommInfo* ci = CommInfo::find(c);
+  if (!ci || !ci->has_node_barrier()) return false;
+  ci->node_barrier();
+  return true;
+}
+
+}  // namespace osprey::rma
