@@ -25,10 +25,10 @@ class Backoff {
   // done() holds) until the releasing side rings it. Not in a process with message endpoints:
   // a request this process must serve would wait for the sleep to end.
   template <class Done>
-  void pause_on(Doorbell& bell, Done&& done) {
+  void pause_on(Doorbell& bell, Done&& done, long max_sleep_ns = kBellSleepNs) {
     if (!oversub_ || !sleeping() || has_pollers()) return pause();
     slow_checks();
-    sleep_on(bell, done, kBellSleepNs);
+    sleep_on(bell, done, max_sleep_ns);
   }
   bool sleeping() const { return rounds_ >= spin_ + yield_; }
   // Work showed up: start over with spinning (a target serving a stream of requests must not

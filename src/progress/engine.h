@@ -23,18 +23,33 @@ void set_concurrent(bool on);
 // SERIALIZED: the program orders its calls) they cost nothing: a put and flush on the message
 // path used to take a dozen uncontended mutexes, each an atomic read-modify-write, and the
 // first one after a send waited for the send's stores to leave for the peer's cache.
+// Without threads they still remember being held, so that a host calling back into osprey
+// from inside a call osprey made while holding one (Open MPI's progress hook in a PMPI_Wait of
+// an endpoint being torn down) finds try_lock failing, as with a real mutex.
 class EngineMutex {
  public:
   void lock() {
-    if (concurrent_threads.load(std::memory_order_relaxed)) m_.lock();
+    if (concurrent_threads.load(std::memory_order_relaxed))
+      m_.lock();
+    else
+      held_ = true;
   }
-  bool try_lock() { return !concurrent_threads.load(std::memory_order_relaxed) || m_.try_lock(); }
+  bool try_lock() {
+    if (concurrent_threads.load(std::memory_order_relaxed)) return m_.try_lock();
+    if (held_) return false;
+    held_ = true;
+    return true;
+  }
   void unlock() {
-    if (concurrent_threads.load(std::memory_order_relaxed)) m_.unlock();
+    if (concurrent_threads.load(std::memory_order_relaxed))
+      m_.unlock();
+    else
+      held_ = false;
   }
 
  private:
   std::mutex m_;
+  bool held_ = false;
 };
 
 using Poller = bool (*)();  // returns true if it did any work

@@ -34,9 +34,12 @@ inline std::size_t bulk_min_elements(uint32_t node_ranks) {
 // node rank `applier` (this process); does nothing unless `active`.
 class SingleOpGuard {
  public:
-  SingleOpGuard(const shm::SegmentView& v, uint32_t applier, uint32_t target, bool threads,
-                bool active = true)
-      : lock_(v.acc(target)), mine_(v.inflight(applier, target)), threads_(threads) {
+  SingleOpGuard(const shm::SegmentView& v, uint32_t applier, uint32_t target, bool active = true)
+      : lock_(v.acc(target)),
+        mine_(v.inflight(applier, target)),
+        // Another thread of this process may apply to the same target meanwhile: user threads,
+        // or the progress thread serving the message path.
+        threads_(progress::concurrent_threads.load(std::memory_order_relaxed)) {
     if (!active) {
       idle_ = true;
       return;
@@ -85,7 +88,7 @@ class BulkOpGuard {
     for (uint32_t a = 0; a < v.layout().nranks; ++a) {
       std::atomic<uint32_t>& n = v.inflight(a, target);
       progress::Backoff b;
-      while (n.load(std::memory_order_acquire) != 0)
+      while (n.load(std::memory_order_seq_cst) != 0)
         b.pause();
     }
   }

@@ -353,7 +353,8 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   // endpoint keeps until the send completes.
   auto send_data_reply = [&](const void* base, MPI_Count count, const dt::TypeInfo& layout,
                              bool from_window) {
-    const int status = st.ok() ? os.error : st.cls;
+    // The first error wins: an earlier batched operation's, then this request's.
+    const int status = os.error ? os.error : st.ok() ? 0 : st.cls;
     os.error = 0;
     if (st.ok() && !reply_inline(r.bytes)) {
       ep.reply(src, r.reply_tag, status, nullptr, 0);
@@ -443,12 +444,12 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
     ep.reap();  // the sends complete as the origin receives them
     if (os.window_sends) return false;
   }
-  if (d.status && !d.replied && !r.reply_tag) os.error = d.status;
+  if (d.status && !d.replied && !r.reply_tag && !os.error) os.error = d.status;
   if (r.kind == Kind::kComplete) ++am_->pscw_completes;
   if (r.flags & am::kUnlock)
     shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
   if (!d.replied && r.reply_tag) {
-    ep.reply(src, r.reply_tag, d.status ? d.status : os.error, nullptr, 0);
+    ep.reply(src, r.reply_tag, os.error ? os.error : d.status, nullptr, 0);
     os.error = 0;
   }
   return true;

@@ -48,6 +48,24 @@ void CommInfo::setup_node_barrier(MPI_Comm node) {
                                  static_cast<uint32_t>(node_size_));
 }
 
+namespace {
+
+// A rank blocked in MPI_Barrier still drives the host's progress: a peer may wait for one of
+// this rank's sends (a rendezvous) before it can reach the barrier.
+bool poke_host() {
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  return false;
+}
+
+}  // namespace
+
+void CommInfo::node_barrier() {
+  // Requests for this process's windows may arrive once any endpoint exists (a communicator
+  // spanning nodes made after MPI_Init): then serve them, never sleep through them.
+  barrier_.arrive_and_wait(0, progress::has_pollers() ? progress::poll : nullptr, poke_host);
+}
+
 bool node_barrier(MPI_Comm c) {
   if (!progress::oversubscribed() || c == MPI_COMM_NULL || job_may_use_messages()) return false;
   CommInfo* ci = CommInfo::find(c);

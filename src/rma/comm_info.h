@@ -83,7 +83,7 @@ class CommInfo {
   // Oversubscribed node, whole communicator on it: a barrier on shared words whose waiters
   // sleep until the last arrival wakes them (comm_barrier.cc). Same answer on every rank.
   bool has_node_barrier() const { return barrier_seg_.base() != nullptr; }
-  void node_barrier() { barrier_.arrive_and_wait(0, nullptr); }
+  void node_barrier();
   // Whether this communicator's node is oversubscribed: the same on its ranks of one node.
   bool oversubscribed() const { return oversubscribed_; }
 

@@ -114,7 +114,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
       }
       // A few elements: applied as a whole (see accumulate.cc), one atomic each.
       WholeOpGuard whole(view_.acc(local), n_elems > 1);
-      SingleOpGuard single(view_, node_rank_, local, threads_, n_elems == 1);
+      SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
@@ -148,7 +148,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
         return kOk;
       }
       WholeOpGuard whole(view_.acc(local), n_elems > 1);
-      SingleOpGuard single(view_, node_rank_, local, threads_, n_elems == 1);
+      SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < tcount; ++i) {
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))
@@ -187,7 +187,7 @@ inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatyp
   if (t && t->atomic_width && dt::op_applies(o, t->cat)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
-      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_), threads_);
+      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_));
       if (t->cat != dt::Category::kInteger ||
           !dt::integer_atomic(t->atomic_width, o, te, origin, result))
         dt::apply_atomic(t->repr, t->elem_size, o, te, origin, result);
@@ -205,7 +205,7 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
        t->cat == dt::Category::kByte)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
-      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_), threads_);
+      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_));
       auto cas = [&](auto zero) {
         using W = decltype(zero);
         W expected, desired;

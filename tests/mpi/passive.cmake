@@ -31,6 +31,9 @@ target_link_libraries(thread_interleavings PRIVATE pthread)
 # and the old waits (forced off) at 3.
 osprey_mpi_test(oversub_mix mpi/oversub_mix.c NP 3 4)
 osprey_mpi_variant(forced.oversub_mix oversub_mix NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
+# MPI_Barrier (on shared memory when oversubscribed) still completes pending host sends.
+osprey_mpi_test(barrier_progress mpi/barrier_progress.c NP 2 3 MODES auto)
+osprey_mpi_variant(forced.barrier_progress barrier_progress NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
 osprey_mpi_variant(interpose.oversub_mix oversub_mix NP 3 MODES auto ENV OSPREY_INTERPOSE_BLOCKING=1)
 osprey_mpi_variant(unforced.oversub_mix oversub_mix NP 3 MODES auto ENV OSPREY_OVERSUBSCRIBED=0
                    ARGS 60)

@@ -40,8 +40,9 @@ bool sane(const dt::Block& b, uint64_t data_bytes, uint64_t* total) {
   // Every run, the first and the last included, must lie inside the 64-bit offsets.
   const __int128 r1 = static_cast<__int128>(b.n1 - 1) * b.s1;
   const __int128 r2 = static_cast<__int128>(b.n2 - 1) * b.s2;
-  const __int128 lowest = b.off + (r1 < 0 ? r1 : 0) + (r2 < 0 ? r2 : 0);
-  const __int128 highest = b.off + b.len + (r1 > 0 ? r1 : 0) + (r2 > 0 ? r2 : 0);
+  const __int128 lowest = static_cast<__int128>(b.off) + (r1 < 0 ? r1 : 0) + (r2 < 0 ? r2 : 0);
+  const __int128 highest =
+      static_cast<__int128>(b.off) + b.len + (r1 > 0 ? r1 : 0) + (r2 > 0 ? r2 : 0);
   return lowest >= INT64_MIN && highest <= INT64_MAX;
 }
 

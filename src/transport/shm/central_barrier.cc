@@ -4,7 +4,8 @@
 
 namespace osprey::shm {
 
-BarrierResult CentralBarrier::arrive_and_wait(uint16_t flags, progress::Idle idle) {
+BarrierResult CentralBarrier::arrive_and_wait(uint16_t flags, progress::Idle idle,
+                                              progress::Idle host_poke) {
   cpu::mem_sync();  // expose everything this rank did before the barrier
   const uint32_t e = ++epoch_;
   const uint32_t p = e & 1;
@@ -25,7 +26,10 @@ BarrierResult CentralBarrier::arrive_and_wait(uint16_t flags, progress::Idle idl
     auto open = [&] { return w_->opened.load(std::memory_order_acquire) == e; };
     progress::Backoff b;
     while (!open()) {
-      if (!idle) {
+      if (!idle && host_poke) {
+        host_poke();
+        b.pause_on(w_->bell, open, kPokeSleepNs);
+      } else if (!idle) {
         b.pause_on(w_->bell, open);
       } else if (idle()) {
         b.reset();
