@@ -137,9 +137,20 @@ void Window::apply_bulk(const TargetView& t, const RmaOp& op) {
   const uint32_t n = tt.elem_size;
   const std::ptrdiff_t step = dt::element_bytes(r, n);
   BulkOpGuard bulk(view_, static_cast<uint32_t>(t.local));
+  char* target = direct_address(t, op.where);
+  if (tt.dense && (!op.otype || op.otype->dense) && (!op.rtype || op.rtype->dense) && step == n) {
+    // One contiguous array on every side (predefined types, contiguous ones): no walk.
+    const char* origin =
+        op.otype ? static_cast<const char*>(op.origin) + op.otype->true_lb : nullptr;
+    char* result = op.rtype ? static_cast<char*>(op.result) + op.rtype->true_lb : nullptr;
+    char* te = target + tt.true_lb;
+    dt::apply_plain_array(r, n, op.op, te, origin ? origin : te, dt::data_bytes(op.tcount, tt) / n,
+                          result);
+    return;
+  }
   dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
   dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
-  dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);
+  dt::ElementCursor tc(target, op.tcount, tt);
   // Spans of elements that follow each other in target, origin and result alike go to one
   // plain loop each.
   char *ts = nullptr, *os = nullptr, *rs = nullptr;
