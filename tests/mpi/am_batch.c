@@ -136,9 +136,10 @@ int main(int argc, char** argv) {
       MPI_OK(MPI_Accumulate(ones, 4, MPI_INT64_T, t, cnt, 4, MPI_INT64_T, MPI_SUM, win));
       MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, cnt + 4, 1, MPI_INT64_T, MPI_SUM, win));
       if ((i + t_rank) % 5 == 0) {
-        int64_t old;
-        MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, cnt + 4, MPI_SUM, win));
-        MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, cnt + 5, MPI_SUM, win));
+        /* Results land by the next flush, so their buffer must outlive this block. */
+        static int64_t old[2];
+        MPI_OK(MPI_Fetch_and_op(&one, &old[0], MPI_INT64_T, t, cnt + 4, MPI_SUM, win));
+        MPI_OK(MPI_Fetch_and_op(&one, &old[1], MPI_INT64_T, t, cnt + 5, MPI_SUM, win));
       }
       if ((i + t_rank) % 7 == 0) {
         /* Increment counter 6 by compare-and-swap until it takes. */

@@ -37,9 +37,11 @@ static void run(enum t_flavor f) {
     for (int i = lo; i < lo + len; i++)
       added[i] += 1;
     const int e = (it * 7919 + t_rank * 13) % N;
-    const int64_t k = 1000;
-    int64_t got;
-    MPI_OK(MPI_Fetch_and_op(&k, &got, MPI_INT64_T, target, base + e * unit, MPI_SUM, w.win));
+    /* Origin and result buffers live until the flush that completes them (every 16th). */
+    static const int64_t k = 1000;
+    static int64_t got[16];
+    MPI_OK(
+        MPI_Fetch_and_op(&k, &got[it % 16], MPI_INT64_T, target, base + e * unit, MPI_SUM, w.win));
     added[e] += k;
     const int e2 = (it * 31 + t_rank) % N;
     MPI_OK(MPI_Accumulate(&k, 1, MPI_INT64_T, target, base + e2 * unit, 1, MPI_INT64_T, MPI_SUM,

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     int64_t seen = -2;
     MPI_OK(MPI_Get(&seen, 1, MPI_INT64_T, right, 0, 1, MPI_INT64_T, win));
     const int64_t add = t_rank + 1 + i % 7, mine = stamp(t_rank, i);
-    int64_t got = -2, cmp = at_right;
+    int64_t got = -2, cmp = at_right, swap = 0; /* all live until the flush below */
     switch (i % 4) {
       case 0:
         MPI_OK(MPI_Put(&mine, 1, MPI_INT64_T, right, 1, 1, MPI_INT64_T, win));
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
         MPI_OK(MPI_Fetch_and_op(&add, &got, MPI_INT64_T, right, 2, MPI_SUM, win));
         break;
       default: {
-        const int64_t swap = at_right + add;
+        swap = at_right + add;
         MPI_OK(MPI_Compare_and_swap(&swap, &cmp, &got, MPI_INT64_T, right, 2, win));
         break;
       }
