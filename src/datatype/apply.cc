@@ -368,9 +368,15 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
 }
 
 // n contiguous elements, the operation fixed per loop so that the compiler can vectorize it.
+// AVX2 where the CPU has it, chosen at load time (an ifunc), except under ThreadSanitizer, whose
+// runtime is not ready when ifunc resolvers run.
+#if defined(__SANITIZE_THREAD__)
+#define OSPREY_VECTOR_CLONES
+#else
+#define OSPREY_VECTOR_CLONES [[gnu::target_clones("avx2", "default")]]
+#endif
 template <class T>
-[[gnu::target_clones("avx2", "default")]] void plain_array(Op op, char* target, const char* origin,
-                                                           std::size_t n) {
+OSPREY_VECTOR_CLONES void plain_array(Op op, char* target, const char* origin, std::size_t n) {
   auto loop = [&](auto fixed) {
     constexpr Op k = decltype(fixed)::value;
     for (std::size_t i = 0; i < n; ++i) {
