@@ -28,15 +28,7 @@ namespace {
 
 // Collectives: the same answer on every rank, for the whole run.
 bool collectives_engaged() {
-  switch (config().interpose_blocking) {
-    case Switch::kOn:
-      return true;
-    case Switch::kOff:
-      return false;
-    case Switch::kAuto:
-      break;
-  }
-  return rma::job_may_use_messages();
+  return switched_on(config().interpose_blocking, rma::job_may_use_messages());
 }
 
 // Blocking point-to-point: only where requests may arrive.

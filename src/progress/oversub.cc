@@ -20,15 +20,7 @@ int cpus_in_union(std::span<const cpu_set_t> masks) {
 }
 
 bool decide_oversubscribed(int node_ranks, int cpus) {
-  switch (config().oversubscribed) {
-    case Switch::kOn:
-      return true;
-    case Switch::kOff:
-      return false;
-    case Switch::kAuto:
-      break;
-  }
-  return cpus > 0 && node_ranks > cpus;
+  return switched_on(config().oversubscribed, cpus > 0 && node_ranks > cpus);
 }
 
 void note_oversubscribed(bool yes) {

@@ -14,6 +14,11 @@ enum class TransportMode { kAuto, kAm };
 // A switch that may also be left to osprey's judgement.
 enum class Switch { kAuto, kOn, kOff };
 
+// A switch's setting, with kAuto decided by `automatic`.
+inline bool switched_on(Switch s, bool automatic) {
+  return s == Switch::kOn || (s == Switch::kAuto && automatic);
+}
+
 struct Config {
   TransportMode transport = TransportMode::kAuto;
   bool cma = true;
