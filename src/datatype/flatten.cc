@@ -19,6 +19,7 @@ struct Flat {
   std::vector<Block> blocks;
   Category cat = Category::kNone;
   Repr repr = Repr::kNone;
+  uint16_t ops = 0;
   uint32_t elem_size = 0;
 };
 
@@ -94,11 +95,15 @@ void merge_kind(Flat& into, const Flat& child) {
   if (into.cat == Category::kNone) {
     into.cat = child.cat;
     into.repr = child.repr;
+    into.ops = child.ops;
     into.elem_size = child.elem_size;
   } else if (into.repr != child.repr || into.cat != child.cat) {
     into.cat = Category::kMixed;
     into.repr = Repr::kNone;
+    into.ops = 0;
     into.elem_size = 0;
+  } else {
+    into.ops &= child.ops;  // the same element from types the host treats apart
   }
 }
 
@@ -325,6 +330,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
     Flat kind;
     kind.cat = p->cat;
     kind.repr = p->repr;
+    kind.ops = p->ops;
     kind.elem_size = p->elem_size;
     if (!p->blocks.empty()) merge_kind(out, kind);
     return kOk;
@@ -441,6 +447,7 @@ Status flatten(MPI_Datatype t, TypeInfo& out) {
   out.blocks = std::move(f.blocks);
   out.cat = f.cat;
   out.repr = f.repr;
+  out.ops = f.ops;
   out.elem_size = f.elem_size;
   MPI_Aint covered = 0;
   for (const Block& b : out.blocks)

@@ -45,24 +45,34 @@ inline Op to_op(MPI_Op op) {
 }
 
 // Whether op applies to elements of category c: MPI-3.1 5.9.2 (REPLACE and NO_OP to all), plus
-// what MPICH applies beyond it, so that programs written against it run: MPI_CHAR and
-// MPI_CHARACTER count as integers (see predefined.cc), logical operations apply to floating
-// types.
+// what the host MPI's own reductions apply beyond it, so that programs written against the host
+// run unchanged. Both: MPI_CHAR and MPI_CHARACTER count as integers (see predefined.cc). MPICH:
+// logical operations apply to floating types. Open MPI: MPI_BYTE takes the arithmetic and
+// logical operations as an unsigned char (and some Fortran integers refuse logical ones: see
+// host_refused_ops in predefined.cc).
 constexpr bool op_applies(Op op, Category c) {
+#ifdef OSPREY_HOST_OPENMPI
+  constexpr bool kByteArithmetic = true, kFloatLogical = false;
+#else
+  constexpr bool kByteArithmetic = false, kFloatLogical = true;
+#endif
+  const bool byte_arith = kByteArithmetic && c == Category::kByte;
   switch (op) {
     case Op::kReplace:
     case Op::kNoOp:
       return true;
     case Op::kSum:
     case Op::kProd:
-      return c == Category::kInteger || c == Category::kFloating || c == Category::kComplex;
+      return c == Category::kInteger || c == Category::kFloating || c == Category::kComplex ||
+             byte_arith;
     case Op::kMax:
     case Op::kMin:
-      return c == Category::kInteger || c == Category::kFloating;
+      return c == Category::kInteger || c == Category::kFloating || byte_arith;
     case Op::kLand:
     case Op::kLor:
     case Op::kLxor:
-      return c == Category::kInteger || c == Category::kLogical || c == Category::kFloating;
+      return c == Category::kInteger || c == Category::kLogical ||
+             (kFloatLogical && c == Category::kFloating) || byte_arith;
     case Op::kBand:
     case Op::kBor:
     case Op::kBxor:
@@ -74,6 +84,19 @@ constexpr bool op_applies(Op op, Category c) {
       return false;
   }
   return false;
+}
+
+// The operations that apply to category c, one bit per Op (see TypeInfo::ops).
+constexpr uint16_t op_mask(Category c) {
+  uint16_t m = 0;
+  for (int o = 0; o < static_cast<int>(Op::kInvalid); ++o)
+    if (op_applies(static_cast<Op>(o), c)) m = static_cast<uint16_t>(m | 1u << o);
+  return m;
+}
+
+// Whether accumulates may apply op to elements of t (decided once, when t was decoded).
+inline bool takes(const TypeInfo& t, Op op) {
+  return (t.ops >> static_cast<unsigned>(op)) & 1u;
 }
 
 // MPI_ERR_OP if op is not predefined or does not apply to t's basic type; MPI_ERR_TYPE if t

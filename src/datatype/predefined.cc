@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "datatype/apply.h"
+#include "datatype/ops.h"
 #include "datatype/type_info.h"
 #include "util/log.h"
 
@@ -24,6 +25,17 @@ std::vector<Block> pair_blocks() {
   const MPI_Aint v = sizeof(P::v), i_off = offsetof(P, i), i_len = sizeof(P::i);
   if (v == i_off) return {{0, v + i_len}};
   return {{0, v}, {i_off, i_len}};
+}
+
+// Operations the host's own reductions refuse on a type although its category takes them.
+// Open MPI 4.1 gives MPI_INTEGER and MPI_INTEGER4 no logical operations (but INTEGER1, 2, 8).
+uint16_t host_refused_ops([[maybe_unused]] MPI_Datatype t) {
+#ifdef OSPREY_HOST_OPENMPI
+  if (t == MPI_INTEGER || t == MPI_INTEGER4)
+    return 1u << static_cast<unsigned>(Op::kLand) | 1u << static_cast<unsigned>(Op::kLor) |
+           1u << static_cast<unsigned>(Op::kLxor);
+#endif
+  return 0;
 }
 
 void add(const Entry& e) {
@@ -80,6 +92,7 @@ void add(const Entry& e) {
     info->cat = C::kOpaque;
     info->repr = R::kBytes;
   }
+  info->ops = op_mask(info->cat) & static_cast<uint16_t>(~host_refused_ops(e.type));
   info->elem_size = static_cast<uint32_t>(info->size);
   info->dense = info->blocks.size() == 1 && info->size == info->extent;
   // Alignment is checked per access; here only whether the width allows atomics at all.

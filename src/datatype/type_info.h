@@ -75,6 +75,7 @@ struct TypeInfo {
   bool dense = false;  // `count` elements occupy one contiguous run of count*size bytes
   Category cat = Category::kNone;
   Repr repr = Repr::kNone;
+  uint16_t ops = 0;           // the operations accumulates may apply: bit 1 << dt::Op
   uint32_t elem_size = 0;     // data bytes per basic element
   uint32_t atomic_width = 0;  // predefined: bytes a lock-free CPU atomic covers, 0 if none
   std::vector<Block> blocks;  // one element's data bytes, in type map order (strided blocks)

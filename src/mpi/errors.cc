@@ -64,7 +64,7 @@ const char* class_name(int cls) {
   }
 }
 
-// Fatal handlers print the host's class message only: say what was wrong first.
+// Fatal handlers may print only the host's class message: say what was wrong first.
 template <class GetHandler>
 void explain_if_fatal(const Status& s, GetHandler get) {
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
@@ -75,8 +75,12 @@ void explain_if_fatal(const Status& s, GetHandler get) {
 #endif
       ;
   if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
-  if (fatal && s.msg && !host_keeps_strings())
+  // Where the host keeps our string, its handler prints it too, but not reliably: Open MPI's
+  // fatal handler hands the text to its launcher, which can drop it while the job aborts.
+  if (fatal && s.msg) {
     std::fprintf(stderr, "%s (%s)\n", s.msg, class_name(s.cls));
+    std::fflush(stderr);
+  }
 }
 
 }  // namespace

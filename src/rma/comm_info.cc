@@ -113,6 +113,13 @@ Status CommInfo::acquire(MPI_Comm user, CommInfo** out) {
   return kOk;
 }
 
+int virtual_node() {
+  if (config().virtual_nodes <= 1) return -1;
+  int world_rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  return world_rank % static_cast<int>(config().virtual_nodes);
+}
+
 Status CommInfo::init(MPI_Comm user) {
   int inter = 0;
   PMPI_Comm_test_inter(user, &inter);
@@ -134,11 +141,8 @@ Status CommInfo::init(MPI_Comm user) {
   if (config().virtual_nodes > 1) {
     // Tests only: pretend the node is several nodes, so that node peers in other "nodes"
     // are reached by messages while the others share memory.
-    int nr = 0;
-    PMPI_Comm_rank(node, &nr);
     MPI_Comm part = MPI_COMM_NULL;
-    const int rc =
-        PMPI_Comm_split(node, nr % static_cast<int>(config().virtual_nodes), rank_, &part);
+    const int rc = PMPI_Comm_split(node, virtual_node(), rank_, &part);
     PMPI_Comm_free(&node);
     OSPREY_TRY(host_call(rc, "osprey: the host cannot split this communicator by node"));
     node = part;

@@ -122,6 +122,10 @@ class CommInfo {
 // message path (whose requests a sleeping rank would not serve); false: use the host's.
 bool node_barrier(MPI_Comm c);
 
+// Tests only (OSPREY_VIRTUAL_NODES=k > 1): the pretend node this process sits in, world rank
+// modulo k, the same for every communicator; -1 when nodes are real.
+int virtual_node();
+
 // Runs every communicator's message endpoint once (the progress engine's poller).
 bool am_poll();
 // Whether any message endpoint exists (blocking host calls then run progress).

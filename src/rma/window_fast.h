@@ -97,7 +97,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
   const dt::Op o = dt::to_op(op);
   int64_t n;
   if (t && ttype == otype && ocount == tcount && ocount > 0 && t->atomic_width && t->dense &&
-      dt::op_applies(o, t->cat) && !__builtin_mul_overflow(ocount, t->size, &n)) {
+      dt::takes(*t, o) && !__builtin_mul_overflow(ocount, t->size, &n)) {
     char* te = fast_address(rank, disp, n, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
@@ -135,7 +135,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
   int64_t n;
   if (t && rtype == ttype && rcount == tcount && tcount > 0 &&
       (no_op || (otype == ttype && ocount == tcount)) && t->atomic_width && t->dense &&
-      dt::op_applies(o, t->cat) && !__builtin_mul_overflow(tcount, t->size, &n)) {
+      dt::takes(*t, o) && !__builtin_mul_overflow(tcount, t->size, &n)) {
     char* te = fast_address(rank, disp, n, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       char* re = static_cast<char*>(result) + t->true_lb;
@@ -184,7 +184,7 @@ inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatyp
                                    MPI_Aint disp, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(type);
   const dt::Op o = dt::to_op(op);
-  if (t && t->atomic_width && dt::op_applies(o, t->cat)) {
+  if (t && t->atomic_width && dt::takes(*t, o)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && reinterpret_cast<uintptr_t>(te) % t->atomic_width == 0) {
       SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_));

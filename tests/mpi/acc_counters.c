@@ -273,7 +273,11 @@ static int allowed(const struct ty* ty, MPI_Op op) {
   if (op == MPI_SUM || op == MPI_PROD)
     return k == INT || k == UINT || k == FLT || k == F128 || k == CPLX || k == Q128;
   if (op == MPI_MAX || op == MPI_MIN) return k == INT || k == UINT || k == FLT || k == F128;
-  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) return k == INT || k == UINT || k == LOG;
+  if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) {
+    /* Open MPI's reductions give these two Fortran integers no logical operations. */
+    if ((ty->t == MPI_INTEGER || ty->t == MPI_INTEGER4) && t_host_is_openmpi()) return 0;
+    return k == INT || k == UINT || k == LOG;
+  }
   if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR) return k == INT || k == UINT || k == BYTE;
   return k == PAIR; /* MAXLOC, MINLOC */
 }

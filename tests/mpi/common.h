@@ -43,6 +43,15 @@ static int t_rank, t_size;
           #call, (cls), #cls, rc_, c_);                                                          \
   } while (0)
 
+/* Whether the host MPI is Open MPI, whose reductions accept other (operation, datatype) pairs
+ * than MPICH's (osprey follows the host's). */
+static inline int t_host_is_openmpi(void) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(v, &len);
+  return strstr(v, "Open MPI") != NULL;
+}
+
 static inline void t_init(int* argc, char*** argv) {
   MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
@@ -181,20 +190,14 @@ struct t_win {
   MPI_Aint* addrs; /* dynamic: each rank's attached base address */
 };
 
-/* The ranks of `comm` that osprey sees on this rank's node: the host's shared-memory split, then
- * osprey's own test split (OSPREY_VIRTUAL_NODES=k puts node rank i in pretend node i % k). With
+/* The ranks of `comm` that osprey sees on this rank's node: the host's shared-memory split. With
  * MPICH's simulated nodes (MPIR_CVAR_NUM_CLIQUES, MPIR_CVAR_ODD_EVEN_CLIQUES) the host split
- * already follows them. Collective over comm. */
+ * follows them; with osprey's own (OSPREY_VIRTUAL_NODES=k: world rank i in pretend node i % k)
+ * osprey's MPI_Comm_split_type does. Collective over comm. */
 static inline MPI_Comm t_node_comm(MPI_Comm comm) {
-  int node_rank;
-  MPI_Comm node, part;
+  MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &node_rank);
-  const char* v = getenv("OSPREY_VIRTUAL_NODES");
-  const int k = v && atoi(v) > 1 ? atoi(v) : 1;
-  MPI_Comm_split(node, node_rank % k, node_rank, &part);
-  MPI_Comm_free(&node);
-  return part;
+  return node;
 }
 
 /* Whether osprey sees every rank of `comm` on one node. Collective over comm. */

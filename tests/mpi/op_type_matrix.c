@@ -40,6 +40,8 @@ static void fill(void* buf, MPI_Datatype t, int v) {
     *(double*)buf = v;
   } else if (t == MPI_LONG_DOUBLE) {
     *(long double*)buf = v;
+  } else if (t == MPI_C_BOOL || t == MPI_CXX_BOOL) {
+    *(unsigned char*)buf = v != 0; /* a C or C++ bool holds 0 or 1 only */
   } else if (t == MPI_REAL16) {
     *(__float128*)buf = v;
   } else if (t == MPI_C_FLOAT_COMPLEX || t == MPI_C_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX ||
@@ -123,7 +125,8 @@ static void fill(void* buf, MPI_Datatype t, int v) {
 static int own_answer(MPI_Datatype t, MPI_Op op, double* value) {
   const int real = t == MPI_FLOAT || t == MPI_DOUBLE || t == MPI_LONG_DOUBLE || t == MPI_REAL ||
                    t == MPI_DOUBLE_PRECISION || t == MPI_REAL4 || t == MPI_REAL8 || t == MPI_REAL16;
-  if (real && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)) {
+  /* MPICH's reduction asserts on these; osprey applies them as MPICH's accumulates do. */
+  if (real && (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR) && !t_host_is_openmpi()) {
     *value = op == MPI_LXOR ? 0.0 : 1.0;
     return 1;
   }

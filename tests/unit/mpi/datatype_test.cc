@@ -319,7 +319,11 @@ TEST_F(DatatypeTest, SubarrayOfADerivedType) {
 TEST_F(DatatypeTest, EmptySubarray) {
   const int sizes[2] = {4, 4}, subs[2] = {0, 2}, starts[2] = {0, 0};
   MPI_Datatype t;
-  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t);
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int rc = MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &t);
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  // MPI-3.1 leaves zero subsizes open: MPICH accepts them, Open MPI 4.1 refuses.
+  if (rc != MPI_SUCCESS) GTEST_SKIP() << "the host refuses a subarray with a zero subsize";
   const TypeInfo* ti = info_of(keep(t));
   ASSERT_NE(ti, nullptr);
   EXPECT_EQ(ti->size, 0);
