@@ -6,6 +6,8 @@ An engine is the MPI that launches the binary plus what answers its RMA calls:
   osprey        osprey preloaded under MPICH            (mpiexec.mpich, <bench>)
   openmpi       Open MPI's RMA, osc/sm for allocated    (mpiexec.openmpi, <bench>.openmpi)
                 windows, osc/pt2pt for the others
+  openmpi_default  Open MPI's RMA with its default one-sided component choice
+  osprey_ompi   osprey preloaded under Open MPI         (mpiexec.openmpi, <bench>.openmpi)
   host_nolocal  MPICH's RMA with its shared-memory path off (MPIR_CVAR_NOLOCAL=1)
   osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)
   baseline      osprey from another build (an earlier commit), preloaded the same way
@@ -15,12 +17,15 @@ import re
 import shutil
 import subprocess
 
-PEERS = {"node": ["host", "openmpi"], "message": ["host_nolocal"]}
-OSPREY = {"node": "osprey", "message": "osprey_am"}
+PEERS = {"node": ["host", "openmpi"], "message": ["host_nolocal"],
+         "openmpi": ["openmpi", "openmpi_default"]}
+OSPREY = {"node": "osprey", "message": "osprey_am", "openmpi": "osprey_ompi"}
 LABELS = {
     "host": "MPICH",
     "osprey": "osprey",
     "openmpi": "Open MPI",
+    "openmpi_default": "Open MPI (default osc)",
+    "osprey_ompi": "osprey (Open MPI host)",
     "host_nolocal": "MPICH (NOLOCAL)",
     "osprey_am": "osprey (am)",
     "baseline": "baseline",
@@ -45,10 +50,16 @@ def mpiexec(flavor):
     return path
 
 
+def openmpi_library(build):
+    """osprey built for Open MPI: the folder openmpi/ inside the (MPICH) build folder."""
+    return os.path.join(build, "openmpi", "lib", "libosprey.so")
+
+
 def available(engine, build):
-    if engine == "openmpi":
+    if engine.startswith("openmpi") or engine == "osprey_ompi":
         return bool(mpiexec("openmpi")) and os.path.exists(
-            os.path.join(build, "bench", "rma_latency.openmpi"))
+            os.path.join(build, "bench", "rma_latency.openmpi")) and (
+            engine != "osprey_ompi" or os.path.exists(openmpi_library(build)))
     return bool(mpiexec("mpich"))
 
 
@@ -58,9 +69,17 @@ def command(engine, np, argv, build, baseline=None):
     env = dict(os.environ)
     binary = os.path.join(build, "bench", argv[0])
     lib = os.path.join(baseline if engine.startswith("baseline") else build, "lib", "libosprey.so")
-    if engine == "openmpi":
+    if engine.startswith("openmpi") or engine == "osprey_ompi":
         env.update(OPENMPI_ENV)
-        return [mpiexec("openmpi"), "-n", str(np), binary + ".openmpi"] + argv[1:], env
+        cmd = [mpiexec("openmpi"), "-n", str(np)]
+        args = argv[1:]
+        if engine == "openmpi_default":
+            del env["OMPI_MCA_osc"]
+            if argv[0] == "rma_latency" and "-o" not in args:  # its compare_and_swap crashes
+                args = args + ["-o", "put,get,acc,getacc,fop,sync"]
+        if engine == "osprey_ompi":
+            cmd += ["-x", "LD_PRELOAD=" + openmpi_library(build)]
+        return cmd + [binary + ".openmpi"] + args, env
     cmd = [mpiexec("mpich"), "-n", str(np)]
     if engine.startswith(("osprey", "baseline")):
         cmd += ["-genv", "LD_PRELOAD", lib]

@@ -282,7 +282,9 @@ def write_markdown(points, rows, run, made, out, path):
     keys = [(h[1], h[2]) for h in HEADLINES]
     names = {"node": "Node path (shared memory): osprey against MPICH and Open MPI",
              "message": "Message path: osprey with OSPREY_TRANSPORT=am against MPICH with "
-                        "MPIR_CVAR_NOLOCAL=1"}
+                        "MPIR_CVAR_NOLOCAL=1",
+             "openmpi": "Open MPI as the host: osprey under Open MPI against Open MPI's own RMA "
+                        "(osc sm+pt2pt, and its default choice)"}
     for section in engines.OSPREY:
         if not any(k[0] == section for k in points):
             continue

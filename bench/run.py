@@ -66,7 +66,16 @@ def suite(quick):
     # and a large shape keep each run to a few seconds.
     for section in (node, message):
         section.append((section[0][0], 2, ["noncontig", "-z", "8x64,128x256"]))
-    return node + message
+    # osprey under Open MPI against Open MPI's own RMA (osc/sm+pt2pt, and its default choice):
+    # latency and bandwidth on every flavor with flush and fence, fence and PSCW cost.
+    ompi = []
+    for flavor in FLAVORS if not quick else ["allocate"]:
+        for sync in ["flush", "fence"] if not quick else ["flush"]:
+            ompi.append(("openmpi", 2, ["rma_latency", "-f", flavor, "-s", sync]))
+            ompi.append(("openmpi", 2, ["rma_bw", "-f", flavor, "-s", sync]))
+    if not quick:
+        ompi.append(("openmpi", 3, ["pscw_sync"]))
+    return node + message + ompi
 
 
 def build(build_dir):
@@ -78,6 +87,13 @@ def build(build_dir):
         targets += [b + "_openmpi" for b in BINARIES]
     subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
                    targets, check=True, stdout=subprocess.DEVNULL)
+    if engines.mpiexec("openmpi"):  # osprey for Open MPI, in the folder engines.py looks in
+        ompi = os.path.join(build_dir, "openmpi")
+        if not os.path.exists(os.path.join(ompi, "CMakeCache.txt")):
+            subprocess.run(["cmake", "-S", ROOT, "-B", ompi, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                            "-DOSPREY_HOST_MPI=OPENMPI"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", ompi, "-j", str(os.cpu_count() or 2), "--target",
+                        "osprey"], check=True, stdout=subprocess.DEVNULL)
 
 
 def measure(configs, pairs, build_dir, rows, failures):
