@@ -52,7 +52,7 @@ def mpiexec(flavor):
 
 def openmpi_library(build):
     """osprey built for Open MPI: the folder openmpi/ inside the (MPICH) build folder."""
-    return os.path.join(build, "openmpi", "lib", "libosprey.so")
+    return os.path.join(build, "openmpi", "lib", "libosprey-openmpi.so")
 
 
 def available(engine, build):
@@ -63,12 +63,20 @@ def available(engine, build):
     return bool(mpiexec("mpich"))
 
 
+def osprey_library(build):
+    """The MPICH flavor of osprey in a build folder; a baseline built before the libraries were
+    named after their host MPI has libosprey.so instead."""
+    lib = os.path.join(build, "lib", "libosprey-mpich.so")
+    old = os.path.join(build, "lib", "libosprey.so")
+    return old if not os.path.exists(lib) and os.path.exists(old) else lib
+
+
 def command(engine, np, argv, build, baseline=None):
     """The command line and environment that run argv[0] (a name in build/bench) under engine;
     the baseline engines preload the library of the build folder `baseline`."""
     env = dict(os.environ)
     binary = os.path.join(build, "bench", argv[0])
-    lib = os.path.join(baseline if engine.startswith("baseline") else build, "lib", "libosprey.so")
+    lib = osprey_library(baseline if engine.startswith("baseline") else build)
     if engine.startswith("openmpi") or engine == "osprey_ompi":
         env.update(OPENMPI_ENV)
         cmd = [mpiexec("openmpi"), "-n", str(np)]

@@ -2,7 +2,7 @@
 # Fails if the host MPI library exports an RMA entry point (MPI_ or PMPI_, including the MPI-4
 # large-count _c forms) that osprey does not define: such a call would silently reach the host
 # and act on the anchor window instead of osprey's.
-#   tools/check-symbols.sh <host libmpi.so> <libosprey.so>
+#   tools/check-symbols.sh <host libmpi.so> <libosprey-mpich.so or libosprey-openmpi.so>
 set -eu
 host=$1
 lib=$2
