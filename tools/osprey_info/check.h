@@ -13,7 +13,7 @@ inline constexpr std::array<const char*, 5> kFlavors = {
     "MPI_Win_create (MPI_Alloc_mem memory)", "MPI_Win_create_dynamic"};
 
 // Worker lines start with this tag and carry tab-separated fields:
-//   <tag> window <flavor> <osprey_path or -> <ok|wrong> <osprey_version or ->
+//   <tag> window <flavor> <osprey_path or -> <ok|wrong|skipped> <osprey_version or ->
 //   <tag> ranks <world size> <ranks on rank 0's node>
 //   <tag> done
 inline constexpr const char* kWorkerTag = "osprey-check";
