@@ -28,12 +28,14 @@ bool Window::am_advance(am::Endpoint& ep) {
   return am_advance_target(ep) | am_advance_origin();
 }
 
-const char* Window::path_name() const {
+const char* Window::paths_in_use() const {
   if (force_am_) return "am";
-  const bool private_memory = flavor_ == Flavor::kCreate || flavor_ == Flavor::kDynamic;
-  if (!ci_->all_on_node()) return private_memory && ci_->cma_ok() ? "shm+cma+am" : "shm+am";
-  if (private_memory && ci_->node_size() > 1) return ci_->cma_ok() ? "shm+cma" : "shm+am";
-  return "shm";
+  bool cma = false, am = !ci_->all_on_node();
+  for (TargetPath* p : local_paths_) {
+    cma |= p == cma_path();
+    am |= p == message_path();
+  }
+  return cma ? (am ? "shm+cma+am" : "shm+cma") : (am ? "shm+am" : "shm");
 }
 
 TargetPath* Window::path_to(int local, const shm::RankInfo* ri) const {

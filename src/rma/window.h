@@ -162,7 +162,9 @@ class Window {
   bool freed() const { return freed_; }
   // For tests and diagnostics.
   Access access() const { return access_; }
-  const char* path_name() const;
+  // The kinds of path this rank's targets take ("shm", "shm+cma", "shm+am", "shm+cma+am" or
+  // "am"), as MPI_Win_get_info reports them (key osprey_path).
+  const char* path_name() const { return path_name_; }
 
   // --- message path, called by the communicator's endpoint (rma/am_*.cc) ---
   bool am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n);
@@ -227,6 +229,7 @@ class Window {
     return user_shared_ && view_.info(static_cast<uint32_t>(local)).share_fd >= 0;
   }
   void release_resources();
+  const char* paths_in_use() const;  // from local_paths_, for path_name_
   uint64_t stripe_key(const TargetView& t, const char* elem) const;
   // One element in memory mapped here (t's direct path): a CPU atomic where the element allows,
   // else a plain update under its stripe.
@@ -333,6 +336,8 @@ class Window {
 
   // The path to each node-local rank and to the ranks of other nodes, chosen at creation.
   std::vector<TargetPath*> local_paths_;
+  // Named once the paths are chosen: attributes may ask after the segment is gone (MPI_Win_free).
+  const char* path_name_ = "";
   TargetPath* remote_path_ = nullptr;
 
   // MPI_Win_create over MPI_Alloc_mem memory: the peers' memory mapped here, by node index.

@@ -234,6 +234,7 @@ void Window::finish_setup(const Args& a) {
   for (int i = 0; i < ci_->node_size(); ++i)
     local_paths_[static_cast<std::size_t>(i)] = path_to(i, &view_.info(static_cast<uint32_t>(i)));
   remote_path_ = message_path();
+  path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
   setup_fast_targets();
 }
