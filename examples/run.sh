@@ -5,20 +5,21 @@
 # <example> is a program built in <build>/examples (dht, linked_list, halo_pscw, work_steal,
 # global_sum, histogram); args go to it. It builds nothing.
 #   -n N       ranks (default 2)
-#   --am       osprey: every target on the message path (OSPREY_TRANSPORT=am); the host run
-#              gets MPIR_CVAR_NOLOCAL=1 under MPICH (no shared memory between its ranks either)
+#   --am       osprey: every target on the message path (OSPREY_TRANSPORT=am); the host's
+#              RMA by messages too: MPIR_CVAR_NOLOCAL=1 (MPICH), osc/pt2pt (Open MPI)
 #   --mixed    simulated nodes: MPICH's odd/even cliques for both runs; under Open MPI,
 #              OSPREY_VIRTUAL_NODES=2 (osprey only: Open MPI has no such switch)
 #   --only X   run only the host's RMA (host) or only osprey (osprey)
 # Environment: OSPREY_BUILD (default: build next to this script's folder), MPIEXEC (the
 # launcher; default: the one of the MPI the example is linked with), OSPREY_LIB (the library
 # tools/osprey-run preloads; set it when OSPREY_BUILD is not the default build), HOST_MPI_ARGS
-# (extra launcher arguments for the host run only, e.g. "--mca osc sm" for Open MPI).
+# (launcher arguments for the host run only; under Open MPI the default is
+# "--mca osc sm,pt2pt", with --am "--mca osc pt2pt").
 # Exits non-zero if a run fails or does not print its verdict line ("<example> [...]: ... ok").
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -57,13 +58,18 @@ else
 fi
 if "$launcher" --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then flavor=openmpi; else flavor=mpich; fi
 
-# Environment of each run, by setting.
+# Environment of each run, by setting. Open MPI 4.1's default one-sided components
+# (osc/rdma, osc/ucx) can crash in MPI_Compare_and_swap on one node: its host runs use osc/sm
+# (MPI_Win_allocate windows) and osc/pt2pt (every other kind), or only osc/pt2pt, which works
+# with messages, when osprey is on its message path.
 host_env=
 osprey_env=
+host_args=
+[ $flavor = openmpi ] && host_args="--mca osc sm,pt2pt"
 case $setting in
 am)
   osprey_env="OSPREY_TRANSPORT=am"
-  [ $flavor = mpich ] && host_env="MPIR_CVAR_NOLOCAL=1"
+  if [ $flavor = mpich ]; then host_env="MPIR_CVAR_NOLOCAL=1"; else host_args="--mca osc pt2pt"; fi
   ;;
 mixed)
   if [ $flavor = mpich ]; then
@@ -74,6 +80,7 @@ mixed)
   fi
   ;;
 esac
+host_args=${HOST_MPI_ARGS-$host_args}
 
 out=$(mktemp "${TMPDIR:-/tmp}/osprey-example.XXXXXX")
 trap 'rm -f "$out"' EXIT
@@ -101,13 +108,13 @@ host_seconds=
 osprey_seconds=
 if [ "$only" != osprey ]; then
   # shellcheck disable=SC2086 # the variables hold several words on purpose
-  run "host MPI's RMA: ${host_env:+$host_env }$launcher ${HOST_MPI_ARGS:+$HOST_MPI_ARGS }-n $ranks $program $*" \
-    env $host_env "$launcher" ${HOST_MPI_ARGS:-} -n "$ranks" "$program" "$@"
+  run "host MPI's RMA: ${host_env:+$host_env }$launcher ${host_args:+$host_args }-n $ranks $program${*:+ $*}" \
+    env $host_env "$launcher" $host_args -n "$ranks" "$program" "$@"
   host_seconds=$seconds
 fi
 if [ "$only" != host ]; then
   # shellcheck disable=SC2086
-  run "osprey: ${osprey_env:+$osprey_env }tools/osprey-run -n $ranks $program $*" \
+  run "osprey: ${osprey_env:+$osprey_env }tools/osprey-run -n $ranks $program${*:+ $*}" \
     env $osprey_env MPIEXEC="$launcher" "$here/../tools/osprey-run" -n "$ranks" "$program" "$@"
   osprey_seconds=$seconds
 fi
@@ -116,7 +123,7 @@ if [ -n "$host_seconds" ] && [ -n "$osprey_seconds" ]; then
   awk -v e="$example" -v n="$ranks" -v s="$setting" -v h="$host_seconds" -v o="$osprey_seconds" \
     'BEGIN {
        line = sprintf("%s, %d ranks, %s: host MPI %.4f s, osprey %.4f s", e, n, s, h, o)
-       if (o > 0 && h > 0) line = line sprintf(" (host/osprey %.1f)", h / o)
+       if (o > 0 && h > 0) line = line sprintf(h / o < 1 ? " (host/osprey %.2f)" : " (host/osprey %.1f)", h / o)
        print line
      }'
 fi
