@@ -86,11 +86,12 @@ out=$(mktemp "${TMPDIR:-/tmp}/osprey-example.XXXXXX")
 trap 'rm -f "$out"' EXIT
 status=0
 
-# run <label> <command...>: runs it, shows its output, sets `seconds` from the verdict line.
+# run <label> <shown command> <command...>: runs it, shows its output, sets `seconds` from the
+# verdict line.
 run() {
   label=$1
-  shift
-  echo "== $label"
+  echo "== $label: $2"
+  shift 2
   "$@" >"$out" 2>&1
   rc=$?
   cat "$out"
@@ -108,13 +109,13 @@ host_seconds=
 osprey_seconds=
 if [ "$only" != osprey ]; then
   # shellcheck disable=SC2086 # the variables hold several words on purpose
-  run "host MPI's RMA: ${host_env:+$host_env }$launcher ${host_args:+$host_args }-n $ranks $program${*:+ $*}" \
+  run "host MPI's RMA" "${host_env:+$host_env }$launcher ${host_args:+$host_args }-n $ranks $program${*:+ $*}" \
     env $host_env "$launcher" $host_args -n "$ranks" "$program" "$@"
   host_seconds=$seconds
 fi
 if [ "$only" != host ]; then
   # shellcheck disable=SC2086
-  run "osprey: ${osprey_env:+$osprey_env }tools/osprey-run -n $ranks $program${*:+ $*}" \
+  run osprey "${osprey_env:+$osprey_env }tools/osprey-run -n $ranks $program${*:+ $*}" \
     env $osprey_env MPIEXEC="$launcher" "$here/../tools/osprey-run" -n "$ranks" "$program" "$@"
   osprey_seconds=$seconds
 fi
