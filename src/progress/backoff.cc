@@ -37,14 +37,27 @@ Backoff::Backoff()
       spin_(oversub_ ? kSpinOversub : kSpin),
       yield_(oversub_ ? kYieldOversub : kYield) {}
 
+bool Backoff::yielded_enough() const {
+  return !oversub_ || (yield_start_ns_ && now_ns() - yield_start_ns_ >= yield_budget_ns_);
+}
+
 void Backoff::pause() {
   if (rounds_ < spin_) {
     ++rounds_;
     cpu::relax();
     return;
   }
-  if (rounds_ < spin_ + yield_) {
+  if (!oversub_ && rounds_ < spin_ + yield_) {
     ++rounds_;
+    sched_yield();
+    return;
+  }
+  if (oversub_ && !sleeping()) {
+    if (rounds_ < spin_ + yield_) ++rounds_;
+    if (!yield_start_ns_) {
+      yield_start_ns_ = now_ns();
+      yield_budget_ns_ = yield_reaches_peers() ? kYieldOversubNs : kYieldBriefNs;
+    }
     sched_yield();
     return;
   }

@@ -30,28 +30,41 @@ class Backoff {
     slow_checks();
     sleep_on(bell, done, max_sleep_ns);
   }
-  bool sleeping() const { return rounds_ >= spin_ + yield_; }
+  bool sleeping() const { return rounds_ >= spin_ + yield_ && yielded_enough(); }
   // Work showed up: start over with spinning (a target serving a stream of requests must not
   // fall asleep between them).
   void reset() {
     rounds_ = 0;
     sleep_us_ = 1;
+    yield_start_ns_ = 0;
   }
 
  private:
   static constexpr uint32_t kSpin = 256;
   static constexpr uint32_t kYield = 256;
-  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin.
+  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin; then yield it for
+  // a while before sleeping. A waiter that sleeps must be woken, and the woken rank preempts
+  // its waker (it slept, so the scheduler owes it time): each epoch of fence or PSCW then costs
+  // a context switch per rank. Yielding hands the CPU over as well, without that debt; Open
+  // MPI's osc/sm only ever yields. Only where a yield likely reaches the rank waited for
+  // (progress/oversub.h): with many ranks per CPU it mostly reaches other waiters, and other
+  // processes take whole time slices; there yield briefly and sleep.
   static constexpr uint32_t kSpinOversub = 32;
   static constexpr uint32_t kYieldOversub = 4;
+  static constexpr uint64_t kYieldOversubNs = 1'000'000;
+  static constexpr uint64_t kYieldBriefNs = 16'000;
   // A ring ends the sleep; the timeout only bounds how long a liveness check can wait.
   static constexpr long kBellSleepNs = 20'000'000;
   void slow_checks();
+  // Oversubscribed: whether the yield phase has run its time (from the first yield).
+  bool yielded_enough() const;
   bool oversub_;
   uint32_t spin_, yield_;
   uint32_t rounds_ = 0;
   uint32_t sleep_us_ = 1;
   uint64_t next_check_ns_ = 0;
+  uint64_t yield_start_ns_ = 0;
+  uint64_t yield_budget_ns_ = 0;  // decided when the yield phase starts
 };
 
 // Polls the progress engine until done() holds; with a doorbell, sleeps on it when the node

@@ -1,6 +1,13 @@
 #include "progress/oversub.h"
 
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "util/config.h"
 
@@ -8,6 +15,31 @@ namespace osprey::progress {
 namespace {
 
 std::atomic<bool> node_oversubscribed{false};
+std::atomic<int> ranks_on_node{0};
+std::atomic<int> cpus_of_node{0};
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The machine's runnable tasks (the fourth field of /proc/loadavg, "running/total"), or -1.
+int runnable_tasks() {
+  const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[128];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  const char* p = buf;
+  for (int field = 0; field < 3 && p; ++field) {
+    p = std::strchr(p, ' ');
+    if (p) ++p;
+  }
+  return p ? std::atoi(p) : -1;
+}
 
 }  // namespace
 
@@ -23,8 +55,25 @@ bool decide_oversubscribed(int node_ranks, int cpus) {
   return switched_on(config().oversubscribed, cpus > 0 && node_ranks > cpus);
 }
 
-void note_oversubscribed(bool yes) {
+void note_oversubscribed(bool yes, int node_ranks, int cpus) {
   if (yes) node_oversubscribed.store(true, std::memory_order_relaxed);
+  if (node_ranks > ranks_on_node.load(std::memory_order_relaxed)) {
+    ranks_on_node.store(node_ranks, std::memory_order_relaxed);
+    cpus_of_node.store(cpus, std::memory_order_relaxed);
+  }
+}
+
+bool yield_reaches_peers() {
+  const int ranks = ranks_on_node.load(std::memory_order_relaxed);
+  if (ranks > 2 * cpus_of_node.load(std::memory_order_relaxed)) return false;
+  static std::atomic<uint64_t> next_read_ns{0};
+  static std::atomic<bool> crowded{false};
+  const uint64_t t = now_ns();
+  if (t >= next_read_ns.load(std::memory_order_relaxed)) {
+    next_read_ns.store(t + 10'000'000, std::memory_order_relaxed);
+    crowded.store(runnable_tasks() >= 2 * ranks, std::memory_order_relaxed);
+  }
+  return !crowded.load(std::memory_order_relaxed);
 }
 
 void set_oversubscribed_for_tests(bool yes) {

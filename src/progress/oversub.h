@@ -18,8 +18,14 @@ int cpus_in_union(std::span<const cpu_set_t> masks);
 bool decide_oversubscribed(int node_ranks, int cpus);
 
 // Records a node's decision for this process (once set it stays set: a communicator that sees
-// only part of the node cannot undo what the whole node showed).
-void note_oversubscribed(bool yes);
+// only part of the node cannot undo what the whole node showed), its ranks and their CPUs.
+void note_oversubscribed(bool yes, int node_ranks, int cpus);
+
+// Whether a waiter that yields its CPU likely hands it to the rank it waits for: at most two of
+// the node's ranks per CPU, and no crowd of other processes competing (the machine has fewer
+// runnable tasks than twice the node's ranks: /proc/loadavg, read at most every 10 ms). With
+// more ranks per CPU a yield mostly reaches another waiter, and outsiders take whole time slices.
+bool yield_reaches_peers();
 
 // This process's view (a relaxed load; false until some communicator's setup decided).
 bool oversubscribed();

@@ -24,7 +24,7 @@ bool CommInfo::detect_oversubscription(MPI_Comm node) {
   // node (MPI_COMM_WORLD's setup) stays so, and the node agrees on that too.
   int yes = progress::decide_oversubscribed(node_ranks, cpus) || progress::oversubscribed();
   PMPI_Allreduce(MPI_IN_PLACE, &yes, 1, MPI_INT, MPI_MAX, node);
-  progress::note_oversubscribed(yes != 0);
+  progress::note_oversubscribed(yes != 0, node_ranks, cpus);
   OSPREY_LOG(1, "%d ranks on this node, %d CPUs in their affinity masks: %s", node_ranks, cpus,
              yes ? "oversubscribed" : "not oversubscribed");
   return yes != 0;
