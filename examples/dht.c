@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine_name.h"
+
 enum { SHARED_KEYS = 64 };
 
 /* Window layout of one slice, in 64-bit words: the "used" counter and a pad word, then slot s
@@ -113,15 +115,6 @@ static int lookup(table_t* t, int64_t key, int64_t* value) {
     global = (global + 1) % total;
   }
   return 0;
-}
-
-static void engine_name(MPI_Win win, char* name) {
-  MPI_Info info;
-  int has = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &has);
-  MPI_Info_free(&info);
-  if (!has) snprintf(name, MPI_MAX_INFO_VAL + 1, "host MPI");
 }
 
 int main(int argc, char** argv) {

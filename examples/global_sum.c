@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine_name.h"
+
 enum { ROUNDS_PER_FENCE = 4 };
 
 static void fail(const char* what, long long at, double got, double want) {
@@ -66,15 +68,6 @@ static void add_patch(MPI_Win win, MPI_Datatype type, const void* values, size_t
     if (lock) MPI_Win_unlock(target, win);
     done += count;
   }
-}
-
-static void engine_name(MPI_Win win, char* name) {
-  MPI_Info info;
-  int has = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &has);
-  MPI_Info_free(&info);
-  if (!has) snprintf(name, MPI_MAX_INFO_VAL + 1, "host MPI");
 }
 
 int main(int argc, char** argv) {

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_name.h"
+
 static void fail(const char* what, long long at, double got, double want) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -63,15 +65,6 @@ static double* serial_jacobi(int n, int iterations) {
   }
   free(next);
   return u;
-}
-
-static void engine_name(MPI_Win win, char* name) {
-  MPI_Info info;
-  int has = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &has);
-  MPI_Info_free(&info);
-  if (!has) snprintf(name, MPI_MAX_INFO_VAL + 1, "host MPI");
 }
 
 int main(int argc, char** argv) {

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine_name.h"
+
 typedef struct {
   int64_t next; /* global pointer, see below */
   int64_t value;
@@ -85,15 +87,6 @@ static int append(MPI_Win win, MPI_Aint tail_address, int64_t me) {
     }
     compare_and_swap(win, 0, tail_address, tail, next); /* help the rank that won */
   }
-}
-
-static void engine_name(MPI_Win win, char* name) {
-  MPI_Info info;
-  int has = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &has);
-  MPI_Info_free(&info);
-  if (!has) snprintf(name, MPI_MAX_INFO_VAL + 1, "host MPI");
 }
 
 int main(int argc, char** argv) {

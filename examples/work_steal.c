@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine_name.h"
+
 /* Window layout, in 64-bit words: the ends word and a pad word (the size stays a multiple of
  * 16 bytes; see dht.c for the MPICH 4.0.2 issue it avoids), then the task ids, then one done
  * counter per task. */
@@ -139,15 +141,6 @@ static int64_t steal_from(queues_t* q, int victim, tally_t* tally) {
     tally->stolen += k;
     return k;
   }
-}
-
-static void engine_name(MPI_Win win, char* name) {
-  MPI_Info info;
-  int has = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_version", MPI_MAX_INFO_VAL, name, &has);
-  MPI_Info_free(&info);
-  if (!has) snprintf(name, MPI_MAX_INFO_VAL + 1, "host MPI");
 }
 
 int main(int argc, char** argv) {

@@ -9,8 +9,7 @@ Status check_op(Op op, const TypeInfo& t) {
     return Err(MPI_ERR_TYPE,
                "osprey: accumulate datatypes must be built from one predefined datatype");
   if (t.cat == Category::kNone) return kOk;  // no data: any op is a no-op
-  if (!takes(t, op))
-    return Err(MPI_ERR_OP, "osprey: operation does not apply to this datatype");
+  if (!takes(t, op)) return Err(MPI_ERR_OP, "osprey: operation does not apply to this datatype");
   return kOk;
 }
 

@@ -49,7 +49,8 @@ constexpr ConfigVar kVars[] = {
      "wait as on a node with more ranks than CPUs (hand the CPU over at once, sleep until woken); "
      "`auto`: when a node's ranks outnumber the CPUs of their affinity masks"},
     {"OSPREY_VIRTUAL_NODES", &Config::virtual_nodes, 1,
-     "tests only: split each node into k pretend nodes (world rank i in node i % k), reached by messages; `MPI_Comm_split_type` follows them"},
+     "tests only: split each node into k pretend nodes (world rank i in node i % k), reached by "
+     "messages; `MPI_Comm_split_type` follows them"},
 };
 
 bool parse_bool(const char* v, bool* out) {
