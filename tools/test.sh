@@ -16,7 +16,7 @@ run_suite() {  # <build dir> <cmake args> <ctest args>
 }
 
 echo "== format (clang-format, .clang-format) =="
-find src tests bench examples include \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print |
+find src tests bench examples include tools \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print |
   xargs clang-format --dry-run -Werror
 echo "== normal build =="
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
