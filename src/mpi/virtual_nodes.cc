@@ -8,7 +8,9 @@
 OSPREY_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                       MPI_Comm* newcomm) {
   const int part = osprey::rma::virtual_node();
-  if (split_type != MPI_COMM_TYPE_SHARED || part < 0)
+  // Every split type but MPI_UNDEFINED groups ranks within a node (shared memory, or parts of
+  // it where the host offers them): none may span pretend nodes.
+  if (split_type == MPI_UNDEFINED || part < 0)
     return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
   MPI_Comm node = MPI_COMM_NULL;
   if (int rc = PMPI_Comm_split_type(comm, split_type, key, info, &node); rc) return rc;

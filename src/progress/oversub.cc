@@ -65,7 +65,8 @@ void note_oversubscribed(bool yes, int node_ranks, int cpus) {
 
 bool yield_reaches_peers() {
   const int ranks = ranks_on_node.load(std::memory_order_relaxed);
-  if (ranks > 2 * cpus_of_node.load(std::memory_order_relaxed)) return false;
+  const int cpus = cpus_of_node.load(std::memory_order_relaxed);
+  if (ranks <= 0 || cpus <= 0 || ranks > 2 * cpus) return false;  // unknown, or crowded
   static std::atomic<uint64_t> next_read_ns{0};
   static std::atomic<bool> crowded{false};
   const uint64_t t = now_ns();

@@ -238,6 +238,7 @@ Status Window::am_target_type(const am::Request& r, OriginState& os, dt::TypeInf
   t->elem_size = r.elem_size;
   t->size = r.tcount ? static_cast<MPI_Count>(r.bytes) / r.tcount : 0;
   t->cat = t->repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
+  t->ops = dt::op_mask(t->cat);  // the origin checked the operation; this only keeps it whole
   if (t->dense) {
     t->extent = t->size;
     t->true_extent = t->size;
@@ -302,6 +303,7 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
     t.elem_size = b.elem_size;
     t.size = t.extent = t.true_extent = b.bytes;
     t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
+    t.ops = dt::op_mask(t.cat);
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     Status st = check_where(view, b.where, 1, t);
