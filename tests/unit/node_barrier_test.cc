@@ -2,12 +2,10 @@
 #include "transport/shm/node_barrier.h"
 
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <new>
+
+#include "processes.h"
 
 namespace osprey::shm {
 namespace {
@@ -22,35 +20,22 @@ struct Shared {
 
 void run_processes(int procs) {
   ASSERT_LE(barrier_slot_count(procs), 64u);
-  void* mem =
-      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mem, MAP_FAILED);
-  auto* s = new (mem) Shared{};
-  std::vector<pid_t> kids;
-  for (int p = 0; p < procs; ++p) {
-    pid_t k = fork();
-    if (k == 0) {
-      NodeBarrier b(s->slots, procs, p);
-      for (int r = 0; r < kRounds; ++r) {
-        s->phase_count[r].fetch_add(1);
-        // Everyone contributes bit 0; only rank 0 contributes bit 1, in even rounds.
-        const uint16_t bits = 1u | ((p == 0 && r % 2 == 0) ? 2u : 0u);
-        BarrierResult res = b.arrive_and_wait(bits, nullptr);
-        if (s->phase_count[r].load() != procs) s->errors.fetch_add(1);
-        const uint32_t want_any = (r % 2 == 0) ? 3u : 1u, want_all = procs == 1 ? want_any : 1u;
-        if (res.all != want_all || res.any != want_any) s->errors.fetch_add(1);
-      }
-      _exit(0);
+  auto* s = test::map_shared<Shared>();
+  ASSERT_NE(s, nullptr);
+  test::run_in_processes(procs, [&](int p) {
+    NodeBarrier b(s->slots, procs, p);
+    for (int r = 0; r < kRounds; ++r) {
+      s->phase_count[r].fetch_add(1);
+      // Everyone contributes bit 0; only rank 0 contributes bit 1, in even rounds.
+      const uint16_t bits = 1u | ((p == 0 && r % 2 == 0) ? 2u : 0u);
+      BarrierResult res = b.arrive_and_wait(bits, nullptr);
+      if (s->phase_count[r].load() != procs) s->errors.fetch_add(1);
+      const uint32_t want_any = (r % 2 == 0) ? 3u : 1u, want_all = procs == 1 ? want_any : 1u;
+      if (res.all != want_all || res.any != want_any) s->errors.fetch_add(1);
     }
-    kids.push_back(k);
-  }
-  for (pid_t k : kids) {
-    int st = 0;
-    waitpid(k, &st, 0);
-    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-  }
+  });
   EXPECT_EQ(s->errors.load(), 0);
-  munmap(mem, sizeof(Shared));
+  test::unmap_shared(s);
 }
 
 TEST(NodeBarrier, OneProcess) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "processes.h"
 #include "progress/backoff.h"
 #include "progress/doorbell.h"
 #include "rma/shm_lock.h"
@@ -84,37 +85,24 @@ struct PingPong {
 // Two processes hand a turn back and forth; each waits by going straight to sleep on its
 // doorbell (no spinning, so every round races the sleeper against the ring).
 TEST(Doorbell, NoLostWakeUpBetweenProcesses) {
-  void* mem =
-      mmap(nullptr, sizeof(PingPong), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mem, MAP_FAILED);
-  auto* s = new (mem) PingPong{};
-  std::vector<pid_t> kids;
-  for (uint32_t p = 0; p < 2; ++p) {
-    const pid_t k = fork();
-    if (k == 0) {
-      for (uint32_t r = p; r < 2 * kRounds; r += 2) {
-        auto mine = [&] { return s->turn.load(std::memory_order_acquire) == r; };
-        while (!mine()) {
-          if (s->long_sleeps.load() != 0) _exit(1);  // already failed: stop both
-          const double t0 = now_s();
-          sleep_on(s->bell[p], mine, kSafetyNs);
-          if (now_s() - t0 > 1.0) s->long_sleeps.fetch_add(1);
-        }
-        s->turn.store(r + 1, std::memory_order_release);
-        ring(s->bell[1 - p]);
+  auto* s = test::map_shared<PingPong>();
+  ASSERT_NE(s, nullptr);
+  test::run_in_processes(2, [&](int p) {
+    for (uint32_t r = static_cast<uint32_t>(p); r < 2 * kRounds; r += 2) {
+      auto mine = [&] { return s->turn.load(std::memory_order_acquire) == r; };
+      while (!mine()) {
+        if (s->long_sleeps.load() != 0) _exit(1);  // already failed: stop both
+        const double t0 = now_s();
+        sleep_on(s->bell[p], mine, kSafetyNs);
+        if (now_s() - t0 > 1.0) s->long_sleeps.fetch_add(1);
       }
-      _exit(0);
+      s->turn.store(r + 1, std::memory_order_release);
+      ring(s->bell[1 - p]);
     }
-    kids.push_back(k);
-  }
-  for (pid_t k : kids) {
-    int st = 0;
-    waitpid(k, &st, 0);
-    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-  }
+  });
   EXPECT_EQ(s->turn.load(), 2u * kRounds);
   EXPECT_EQ(s->long_sleeps.load(), 0) << "a ring was lost: a sleeper waited for its timeout";
-  munmap(mem, sizeof(PingPong));
+  test::unmap_shared(s);
 }
 
 // The same through Backoff on an oversubscribed node, between threads, with the ring after a
@@ -126,7 +114,7 @@ TEST(Doorbell, BackoffSleepsAndIsWokenWhenOversubscribed) {
   set_oversubscribed_for_tests(true);
   PingPong s{};
   auto player = [&](uint32_t p) {
-    for (uint32_t r = p; r < 2 * kRounds; r += 2) {
+    for (uint32_t r = static_cast<uint32_t>(p); r < 2 * kRounds; r += 2) {
       auto mine = [&] { return s.turn.load(std::memory_order_acquire) == r; };
       Backoff b;
       while (!mine()) {
@@ -188,35 +176,22 @@ TEST(Oversub, NodeBarrierOfFiveProcessesSleepingWaiters) {
     std::atomic<int> arrived[500];
     std::atomic<int> errors;
   };
-  void* mem =
-      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mem, MAP_FAILED);
-  auto* s = new (mem) Shared{};
+  auto* s = test::map_shared<Shared>();
+  ASSERT_NE(s, nullptr);
   constexpr int kProcs = 5;
   ASSERT_LE(shm::barrier_slot_count(kProcs), 64u);
   set_oversubscribed_for_tests(true);
-  std::vector<pid_t> kids;
-  for (int p = 0; p < kProcs; ++p) {
-    const pid_t k = fork();
-    if (k == 0) {
-      shm::NodeBarrier b(s->slots, kProcs, static_cast<uint32_t>(p));
-      for (int r = 0; r < 500; ++r) {
-        s->arrived[r].fetch_add(1);
-        b.arrive_and_wait(0, nullptr);
-        if (s->arrived[r].load() != kProcs) s->errors.fetch_add(1);
-      }
-      _exit(0);
+  test::run_in_processes(kProcs, [&](int p) {
+    shm::NodeBarrier b(s->slots, kProcs, static_cast<uint32_t>(p));
+    for (int r = 0; r < 500; ++r) {
+      s->arrived[r].fetch_add(1);
+      b.arrive_and_wait(0, nullptr);
+      if (s->arrived[r].load() != kProcs) s->errors.fetch_add(1);
     }
-    kids.push_back(k);
-  }
+  });
   set_oversubscribed_for_tests(false);
-  for (pid_t k : kids) {
-    int st = 0;
-    waitpid(k, &st, 0);
-    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-  }
   EXPECT_EQ(s->errors.load(), 0);
-  munmap(mem, sizeof(Shared));
+  test::unmap_shared(s);
 }
 
 // The central barrier of oversubscribed nodes (MPI_Barrier, fence): nobody leaves a barrier
@@ -231,41 +206,28 @@ TEST(Oversub, CentralBarrierOfFiveProcesses) {
     long value[kProcs];  // plain: ordered by the barrier alone
     std::atomic<int> errors;
   };
-  void* mem =
-      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mem, MAP_FAILED);
-  auto* s = new (mem) Shared{};
+  auto* s = test::map_shared<Shared>();
+  ASSERT_NE(s, nullptr);
   set_oversubscribed_for_tests(true);
-  std::vector<pid_t> kids;
-  for (int p = 0; p < kProcs; ++p) {
-    const pid_t k = fork();
-    if (k == 0) {
-      shm::CentralBarrier b(&s->words, kProcs);
-      for (int r = 0; r < kBarriers; ++r) {
-        s->arrived[r].fetch_add(1, std::memory_order_relaxed);
-        s->value[p] = r;
-        // Everyone contributes bit 0; only rank p == r % kProcs bit 1 + bit (2 + r % 3).
-        const uint16_t bits =
-            static_cast<uint16_t>(1u | (p == r % kProcs ? 2u | (4u << (r % 3)) : 0u));
-        const shm::BarrierResult res = b.arrive_and_wait(bits, nullptr);
-        if (s->arrived[r].load(std::memory_order_relaxed) != kProcs) s->errors.fetch_add(1);
-        for (int q = 0; q < kProcs; ++q)
-          if (s->value[q] != r) s->errors.fetch_add(1);
-        if (res.any != (3u | (4u << (r % 3))) || res.all != 1u) s->errors.fetch_add(1);
-        b.arrive_and_wait(0, nullptr);  // nobody writes the next value before all have checked
-      }
-      _exit(0);
+  test::run_in_processes(kProcs, [&](int p) {
+    shm::CentralBarrier b(&s->words, kProcs);
+    for (int r = 0; r < kBarriers; ++r) {
+      s->arrived[r].fetch_add(1, std::memory_order_relaxed);
+      s->value[p] = r;
+      // Everyone contributes bit 0; only rank p == r % kProcs bit 1 + bit (2 + r % 3).
+      const uint16_t bits =
+          static_cast<uint16_t>(1u | (p == r % kProcs ? 2u | (4u << (r % 3)) : 0u));
+      const shm::BarrierResult res = b.arrive_and_wait(bits, nullptr);
+      if (s->arrived[r].load(std::memory_order_relaxed) != kProcs) s->errors.fetch_add(1);
+      for (int q = 0; q < kProcs; ++q)
+        if (s->value[q] != r) s->errors.fetch_add(1);
+      if (res.any != (3u | (4u << (r % 3))) || res.all != 1u) s->errors.fetch_add(1);
+      b.arrive_and_wait(0, nullptr);  // nobody writes the next value before all have checked
     }
-    kids.push_back(k);
-  }
+  });
   set_oversubscribed_for_tests(false);
-  for (pid_t k : kids) {
-    int st = 0;
-    waitpid(k, &st, 0);
-    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-  }
   EXPECT_EQ(s->errors.load(), 0);
-  munmap(mem, sizeof(Shared));
+  test::unmap_shared(s);
 }
 
 }  // namespace
