@@ -115,8 +115,10 @@ Status PassiveEpochs::lock_all(int assert) {
   lockall_nocheck_ = (assert& MPI_MODE_NOCHECK) != 0;
   lockall_held_.clear();
   const size_t words = static_cast<size_t>(w_.ci_->node_size() + 63) / 64;
-  lockall_bits_.reset(new std::atomic<uint64_t>[words]);
-  lockall_claims_.reset(new std::atomic<uint64_t>[words]);
+  if (!lockall_bits_) {  // once per window: lock_all/unlock_all loops are a latency benchmark
+    lockall_bits_.reset(new std::atomic<uint64_t>[words]);
+    lockall_claims_.reset(new std::atomic<uint64_t>[words]);
+  }
   for (size_t i = 0; i < words; ++i) {
     lockall_bits_[i].store(0, std::memory_order_relaxed);
     lockall_claims_[i].store(0, std::memory_order_relaxed);
@@ -128,7 +130,7 @@ Status PassiveEpochs::lock_all(int assert) {
     for (int i = 0; i < w_.ci_->node_size(); ++i) {
       TargetView t;
       OSPREY_TRY(w_.target(w_.ci_->comm_rank_of_local(i), t));
-      OSPREY_TRY(lock_all_words(t));
+      OSPREY_TRY(lock_all_words(t.local));
     }
   }
   return kOk;
@@ -146,20 +148,20 @@ Status PassiveEpochs::take_words(const TargetView& t, LockEntry& e) {
   return kOk;
 }
 
-Status PassiveEpochs::lock_all_words(const TargetView& t) {
-  const size_t i = static_cast<size_t>(t.local) / 64;
-  const uint64_t bit = uint64_t{1} << (t.local % 64);
+Status PassiveEpochs::lock_all_words(int local) {
+  const size_t i = static_cast<size_t>(local) / 64;
+  const uint64_t bit = uint64_t{1} << (local % 64);
   std::atomic<uint64_t>& held = lockall_bits_[i];
   if (held.load(std::memory_order_acquire) & bit) return kOk;
   if (lockall_claims_[i].fetch_or(bit, std::memory_order_acq_rel) & bit) {
     progress::wait_until([&] { return (held.load(std::memory_order_acquire) & bit) != 0; });
     return kOk;
   }
-  OSPREY_TRY(acquire_words(t.local, MPI_LOCK_SHARED));
+  OSPREY_TRY(acquire_words(local, MPI_LOCK_SHARED));
   {
     std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
     if (w_.threads_) g.lock();
-    lockall_held_.push_back(t.local);
+    lockall_held_.push_back(local);
   }
   held.fetch_or(bit, std::memory_order_release);
   return kOk;

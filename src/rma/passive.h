@@ -60,7 +60,7 @@ class PassiveEpochs {
   Status acquire_words(int local, int type);
   Status take_words(const TargetView& t, LockEntry& e);  // lazily, for an operation
   void release_words(const LockEntry& e);
-  Status lock_all_words(const TargetView& t);  // lock_all's lazy shared lock
+  Status lock_all_words(int local);  // lock_all's lazy shared lock on node-local rank `local`
 
  private:
   std::unique_lock<std::mutex> epochs_lock();  // mu_, held only under MPI_THREAD_MULTIPLE

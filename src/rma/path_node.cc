@@ -12,7 +12,7 @@ Status NodePath::lock(Window& w, const TargetView& t, LockEntry& e) {
 }
 
 Status NodePath::lock_all_touch(Window& w, const TargetView& t) {
-  return w.passive_.lock_all_words(t);
+  return w.passive_.lock_all_words(t.local);
 }
 
 Status NodePath::unlock(Window& w, const TargetView&, LockEntry& e) {

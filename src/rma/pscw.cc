@@ -81,6 +81,8 @@ Status PscwEpochs::start(MPI_Group group, int assert) {
   if (assert & ~MPI_MODE_NOCHECK)
     return Err(MPI_ERR_ASSERT, "osprey: invalid assertion for MPI_Win_start");
   OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
+  if (!fast_ready_ && w_.fast_count_)
+    fast_ready_.reset(new std::atomic<uint8_t>[static_cast<size_t>(w_.fast_count_)]());
   std::vector<int> targets;
   OSPREY_TRY(translate_group(group, targets));
   start_ranks_ = std::move(targets);
@@ -90,6 +92,7 @@ Status PscwEpochs::start(MPI_Group group, int assert) {
     OSPREY_TRY(w_.target(start_ranks_[i], t));
     const bool await = t.path->start_toward(w_, t) && !(assert& MPI_MODE_NOCHECK);
     start_seen_[i].store(await ? kNotSeen : kSeen, std::memory_order_relaxed);
+    if (!await) mark_fast(start_ranks_[i], 1);
   }
   w_.access_.store(Access::kPscw, std::memory_order_release);
   return kOk;
@@ -115,7 +118,14 @@ Status PscwEpochs::access(const TargetView& t) {
   if (it == start_ranks_.end() || *it != t.rank)
     return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call to a target outside the start group");
   see_post(start_seen_[static_cast<size_t>(it - start_ranks_.begin())], t);
+  mark_fast(t.rank, 1);
   return kOk;
+}
+
+void PscwEpochs::mark_fast(int rank, uint8_t ready) {
+  const unsigned local = static_cast<unsigned>(rank - w_.fast_first_);
+  if (local < static_cast<unsigned>(w_.fast_count_))
+    fast_ready_[local].store(ready, std::memory_order_release);
 }
 
 void PscwEpochs::see_post(std::atomic<uint8_t>& seen, const TargetView& t) {
@@ -147,6 +157,8 @@ Status PscwEpochs::complete() {
   // Complete only promises local completion: wait for the sends and for data of gets. The
   // epoch ends even if a target reported an error.
   const Status flushed = w_.uses_am_ ? w_.am_flush_all(true) : kOk;
+  for (int r : start_ranks_)
+    mark_fast(r, 0);
   start_ranks_.clear();
   start_seen_.reset();
   w_.access_.store(Access::kNone, std::memory_order_release);

@@ -39,6 +39,11 @@ class PscwEpochs {
   // sees t's post.
   Status access(const TargetView& t);
   bool exposed() const { return exposure_; }
+  // Whether the access epoch saw the post of node-local target `local` (a fast target of the
+  // window): the inline fast path (window_fast.h) then needs no group search.
+  bool fast_ready(uint32_t local) const {
+    return fast_ready_[local].load(std::memory_order_acquire) != 0;
+  }
 
   // The node paths: words in the window segment.
   void post_words(const TargetView& t, int assert);
@@ -58,9 +63,11 @@ class PscwEpochs {
   // once; the first claims the post and waits for it, the others wait until it is seen.
   enum Seen : uint8_t { kNotSeen, kClaimed, kSeen };
   void see_post(std::atomic<uint8_t>& seen, const TargetView& t);
+  void mark_fast(int rank, uint8_t ready);  // fast_ready_ of comm rank `rank`, if a fast target
 
   std::vector<int> start_ranks_;  // access epoch targets, ascending comm ranks
   std::unique_ptr<std::atomic<uint8_t>[]> start_seen_;
+  std::unique_ptr<std::atomic<uint8_t>[]> fast_ready_;  // by node-local index, once allocated
   bool exposure_ = false;       // between post and wait/test
   uint32_t exposure_size_ = 0;  // node-local origins that will complete (shm counter)
   uint32_t exposure_am_ = 0;    // origins on the message path that will complete

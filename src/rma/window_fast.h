@@ -40,7 +40,10 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
       fence_.note_op();
       break;
     case Access::kLockAll:
-      if (!passive_.lockall_nocheck() && !passive_.lockall_holds(static_cast<int>(local)))
+      // The first operation to a target takes lock_all's lazy shared lock here, as the
+      // general path would.
+      if (!passive_.lockall_nocheck() && !passive_.lockall_holds(static_cast<int>(local)) &&
+          !passive_.lock_all_words(static_cast<int>(local)).ok())
         return nullptr;
       break;
     case Access::kLock: {
@@ -58,6 +61,9 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
       }
       break;
     }
+    case Access::kPscw:
+      if (!pscw_.fast_ready(local)) return nullptr;
+      break;
     default:
       return nullptr;
   }
