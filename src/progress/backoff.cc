@@ -38,7 +38,7 @@ Backoff::Backoff()
       yield_(oversub_ ? kYieldOversub : kYield) {}
 
 bool Backoff::yielded_enough() const {
-  return !oversub_ || (yield_start_ns_ && now_ns() - yield_start_ns_ >= yield_budget_ns_);
+  return yield_start_ns_ && now_ns() - yield_start_ns_ >= yield_budget_ns_;
 }
 
 void Backoff::pause() {
@@ -47,16 +47,11 @@ void Backoff::pause() {
     cpu::relax();
     return;
   }
-  if (!oversub_ && rounds_ < spin_ + yield_) {
-    ++rounds_;
-    sched_yield();
-    return;
-  }
-  if (oversub_ && !sleeping()) {
+  if (!sleeping()) {
     if (rounds_ < spin_ + yield_) ++rounds_;
     if (!yield_start_ns_) {
       yield_start_ns_ = now_ns();
-      yield_budget_ns_ = yield_reaches_peers() ? kYieldOversubNs : kYieldBriefNs;
+      yield_budget_ns_ = !oversub_ || yield_reaches_peers() ? kYieldLongNs : kYieldBriefNs;
     }
     sched_yield();
     return;

@@ -51,12 +51,16 @@ class Backoff {
   // processes take whole time slices; there yield briefly and sleep.
   static constexpr uint32_t kSpinOversub = 32;
   static constexpr uint32_t kYieldOversub = 4;
-  static constexpr uint64_t kYieldOversubNs = 1'000'000;
+  // Not oversubscribed, a wait yields for a while too before it sleeps: on a machine loaded by
+  // other processes the peer is often off its CPU, and a sleep (50 us at least, the timer
+  // slack) that starts just before the peer's release costs every epoch that much; a yielding
+  // waiter is back as soon as the scheduler gets to it.
+  static constexpr uint64_t kYieldLongNs = 1'000'000;
   static constexpr uint64_t kYieldBriefNs = 16'000;
   // A ring ends the sleep; the timeout only bounds how long a liveness check can wait.
   static constexpr long kBellSleepNs = 20'000'000;
   void slow_checks();
-  // Oversubscribed: whether the yield phase has run its time (from the first yield).
+  // Whether the yield phase has run its time (from the first yield).
   bool yielded_enough() const;
   bool oversub_;
   uint32_t spin_, yield_;
