@@ -16,15 +16,19 @@ constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPU
 
 }  // namespace
 
-Status PscwEpochs::translate_group(MPI_Group g, std::vector<int>& ranks) const {
+Status PscwEpochs::translate_group(MPI_Group g, std::vector<int>& ranks) {
   if (g == MPI_GROUP_NULL) return Err(MPI_ERR_GROUP, "osprey: MPI_GROUP_NULL in a PSCW call");
   int n = 0;
   PMPI_Group_size(g, &n);
-  std::vector<int> in(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i)
-    in[static_cast<size_t>(i)] = i;
+  // Kept between epochs: an epoch per iteration is the common use, and it allocated each time.
+  if (identity_.size() < static_cast<size_t>(n)) {
+    const size_t had = identity_.size();
+    identity_.resize(static_cast<size_t>(n));
+    for (size_t i = had; i < identity_.size(); ++i)
+      identity_[i] = static_cast<int>(i);
+  }
   ranks.assign(static_cast<size_t>(n), MPI_UNDEFINED);
-  if (n) PMPI_Group_translate_ranks(g, n, in.data(), w_.group_, ranks.data());
+  if (n) PMPI_Group_translate_ranks(g, n, identity_.data(), w_.group_, ranks.data());
   for (int r : ranks)
     if (r == MPI_UNDEFINED)
       return Err(MPI_ERR_GROUP, "osprey: PSCW group has a process outside the window's group");
@@ -44,7 +48,7 @@ Status PscwEpochs::post(MPI_Group group, int assert) {
   if (shm_lock::in_use(w_.view_.lock(static_cast<uint32_t>(w_.ci_->node_rank()))))
     return Err(MPI_ERR_RMA_CONFLICT,
                "osprey: MPI_Win_post while a passive-target epoch holds this window's lock");
-  std::vector<int> origins;
+  std::vector<int>& origins = post_ranks_;
   OSPREY_TRY(translate_group(group, origins));
   if (w_.access_ == Access::kFence)
     w_.access_.store(Access::kNone, std::memory_order_release);  // leaving an empty fence epoch
@@ -83,17 +87,19 @@ Status PscwEpochs::start(MPI_Group group, int assert) {
   OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_start while another access epoch is open"));
   if (!fast_ready_ && w_.fast_count_)
     fast_ready_.reset(new std::atomic<uint8_t>[static_cast<size_t>(w_.fast_count_)]());
-  std::vector<int> targets;
-  OSPREY_TRY(translate_group(group, targets));
-  start_ranks_ = std::move(targets);
-  start_seen_.reset(new std::atomic<uint8_t>[start_ranks_.size()]);
+  OSPREY_TRY(translate_group(group, start_ranks_));
+  if (start_seen_size_ < start_ranks_.size()) {
+    start_seen_.reset(new std::atomic<uint8_t>[start_ranks_.size()]);
+    start_seen_size_ = start_ranks_.size();
+  }
   for (size_t i = 0; i < start_ranks_.size(); ++i) {
     TargetView t;
     OSPREY_TRY(w_.target(start_ranks_[i], t));
     const bool await = t.path->start_toward(w_, t) && !(assert& MPI_MODE_NOCHECK);
     start_seen_[i].store(await ? kNotSeen : kSeen, std::memory_order_relaxed);
-    if (!await) mark_fast(start_ranks_[i], 1);
   }
+  for (size_t i = 0; i < start_ranks_.size(); ++i)  // only once the epoch surely opens
+    if (start_seen_[i].load(std::memory_order_relaxed) == kSeen) mark_fast(start_ranks_[i], 1);
   w_.access_.store(Access::kPscw, std::memory_order_release);
   return kOk;
 }
@@ -160,7 +166,6 @@ Status PscwEpochs::complete() {
   for (int r : start_ranks_)
     mark_fast(r, 0);
   start_ranks_.clear();
-  start_seen_.reset();
   w_.access_.store(Access::kNone, std::memory_order_release);
   return queued.ok() ? flushed : queued;
 }

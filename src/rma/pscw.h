@@ -55,7 +55,7 @@ class PscwEpochs {
   void send_complete(int target);
 
  private:
-  Status translate_group(MPI_Group g, std::vector<int>& ranks) const;
+  Status translate_group(MPI_Group g, std::vector<int>& ranks);
   bool exposure_done();  // the exposure epoch's origins all completed
 
   Window& w_;
@@ -66,9 +66,12 @@ class PscwEpochs {
   void mark_fast(int rank, uint8_t ready);  // fast_ready_ of comm rank `rank`, if a fast target
 
   std::vector<int> start_ranks_;  // access epoch targets, ascending comm ranks
-  std::unique_ptr<std::atomic<uint8_t>[]> start_seen_;
+  std::unique_ptr<std::atomic<uint8_t>[]> start_seen_;  // start_seen_size_ entries, reused
+  std::size_t start_seen_size_ = 0;
+  std::vector<int> post_ranks_;                         // the last post group, kept for its storage
+  std::vector<int> identity_;                           // 0, 1, 2, ...: translate_group's input
   std::unique_ptr<std::atomic<uint8_t>[]> fast_ready_;  // by node-local index, once allocated
-  bool exposure_ = false;       // between post and wait/test
+  bool exposure_ = false;                               // between post and wait/test
   uint32_t exposure_size_ = 0;  // node-local origins that will complete (shm counter)
   uint32_t exposure_am_ = 0;    // origins on the message path that will complete
 };

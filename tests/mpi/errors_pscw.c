@@ -79,6 +79,21 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_wait(win));
   CHECK(mem[1] == 1, "the legal put did not land: %lld", (long long)mem[1]);
   CHECK(mem[0] == 0 && mem[2] == 0 && mem[3] == 0, "a failed call wrote");
+
+  /* An epoch's targets are forgotten when it completes (the inline path keeps its own marks):
+   * after complete, and in a next epoch whose group does not hold them. */
+  EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Put(&v, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_OK(MPI_Win_post(self_g, 0, win));
+  MPI_OK(MPI_Win_start(self_g, 0, win));
+  if (right != t_rank)
+    EXPECT_CLASS(MPI_ERR_RMA_SYNC, MPI_Put(&v, 1, MPI_INT64_T, right, 2, 1, MPI_INT64_T, win));
+  MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, t_rank, 3, 1, MPI_INT64_T, win));
+  MPI_OK(MPI_Win_complete(win));
+  MPI_OK(MPI_Win_wait(win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(mem[2] == 0 && mem[3] == 1, "second epoch: mem[2] %lld (want 0), mem[3] %lld (want 1)",
+        (long long)mem[2], (long long)mem[3]);
   MPI_Group_free(&left_g);
   MPI_Group_free(&world);
   MPI_Group_free(&self_g);
