@@ -42,14 +42,16 @@ class Backoff {
  private:
   static constexpr uint32_t kSpin = 256;
   static constexpr uint32_t kYield = 256;
-  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin; then yield it for
+  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin (a pause is 18 ns
+  // here and a yield with nobody else to run 0.3 us: 32 spins cost 3 ranks on 2 CPUs 0.5 us
+  // per fence, a third of it); then yield it for
   // a while before sleeping. A waiter that sleeps must be woken, and the woken rank preempts
   // its waker (it slept, so the scheduler owes it time): each epoch of fence or PSCW then costs
   // a context switch per rank. Yielding hands the CPU over as well, without that debt; Open
   // MPI's osc/sm only ever yields. Only where a yield likely reaches the rank waited for
   // (progress/oversub.h): with many ranks per CPU it mostly reaches other waiters, and other
   // processes take whole time slices; there yield briefly and sleep.
-  static constexpr uint32_t kSpinOversub = 32;
+  static constexpr uint32_t kSpinOversub = 4;
   static constexpr uint32_t kYieldOversub = 4;
   // Not oversubscribed, a wait yields for a while too before it sleeps: on a machine loaded by
   // other processes the peer is often off its CPU, and a sleep (50 us at least, the timer
