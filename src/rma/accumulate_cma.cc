@@ -148,10 +148,12 @@ Status Window::apply_cma_array(const TargetView& t, const RmaOp& op, char* remot
                                std::size_t bytes) {
   const dt::Repr r = op.ttype->repr;
   const uint32_t n = op.ttype->elem_size;
-  const std::size_t chunk = std::min(bytes, kCmaChunk - kCmaChunk % n);
-  Mirror mirror(chunk);
   const char* origin = op.otype ? static_cast<const char*>(op.origin) + op.otype->true_lb : nullptr;
   char* result = op.rtype ? static_cast<char*>(op.result) + op.rtype->true_lb : nullptr;
+  if (op.op == dt::Op::kReplace && !result)  // nothing to read or combine
+    return shm::cma::write(t.pid, remote, origin, bytes);
+  const std::size_t chunk = std::min(bytes, kCmaChunk - kCmaChunk % n);
+  Mirror mirror(chunk);
   for (std::size_t at = 0; at < bytes; at += chunk) {
     const std::size_t len = std::min(chunk, bytes - at);
     if (op.op == dt::Op::kNoOp) {
