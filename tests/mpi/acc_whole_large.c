@@ -50,12 +50,12 @@ static void run(enum t_flavor f) {
         break;
       }
       default:
-        MPI_OK(MPI_Get_accumulate(ones, N, MPI_INT64_T, got, N, MPI_INT64_T, 0, sum, N,
-                                  MPI_INT64_T, MPI_SUM, w.win));
+        MPI_OK(MPI_Get_accumulate(ones, N, MPI_INT64_T, got, N, MPI_INT64_T, 0, sum, N, MPI_INT64_T,
+                                  MPI_SUM, w.win));
         MPI_OK(MPI_Win_flush(0, w.win));
         check_uniform(got, "fetched sum array", name, it);
-        CHECK(got[0] >= 0 && got[0] < (int64_t)ITERS * t_size, "%s iter %d: fetched %lld", name,
-              it, (long long)got[0]);
+        CHECK(got[0] >= 0 && got[0] < (int64_t)ITERS * t_size, "%s iter %d: fetched %lld", name, it,
+              (long long)got[0]);
         break;
     }
     for (int i = 0; i < N; i++)
@@ -65,8 +65,8 @@ static void run(enum t_flavor f) {
                             w.win));
     MPI_OK(MPI_Win_flush(0, w.win));
     const int sum_turn = it % 2 == 0;
-    MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, got, N, MPI_INT64_T, 0, sum_turn ? sum : rep,
-                              N, MPI_INT64_T, MPI_NO_OP, w.win));
+    MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_INT64_T, got, N, MPI_INT64_T, 0, sum_turn ? sum : rep, N,
+                              MPI_INT64_T, MPI_NO_OP, w.win));
     MPI_OK(MPI_Win_flush(0, w.win));
     check_uniform(got, sum_turn ? "sum array" : "replaced array", name, it);
   }
