@@ -11,8 +11,9 @@
 //   but MPICH and Open MPI give this, and programs that swap 16-byte pointers rely on it).
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) take no
 // whole-operation lock: being one atomic step on one element, they order themselves against
-// a multi-element operation at that element, which keeps them lock-free. On segment memory an
-// operation on more than one element (more than a few on crowded nodes) runs as plain loops while
+// a multi-element operation at that element, which keeps them lock-free. On every kind of
+// memory (segment, MPI_Alloc_mem, a rank's private memory) an operation on more than one
+// element (more than a few on crowded nodes) runs as plain loops, without stripes, while
 // single-element operations at its target rank are held off (acc_gate.h).
 #include <cstring>
 

@@ -1,10 +1,15 @@
 // Accumulate-style operations and compare-and-swap on a node peer's private memory, reached by
-// cross-memory attach (CmaPath). No CPU atomic can reach that memory, so every element is
-// updated under its lock stripe (the atomicity rules are in accumulate.cc's header comment):
-// the stripes of the whole target region are taken at once (by 16-byte granule, or all of
-// them for a large region), the region is read with one system call per batch of ranges,
-// combined here as one array, and written back the same way. A 2 MiB accumulate is then two
-// system calls and a loop at memory speed instead of a stripe look-up per element.
+// cross-memory attach (CmaPath). No CPU atomic can reach that memory (the atomicity rules are
+// in accumulate.cc's header comment):
+// - an operation on many elements holds the target rank's whole-operation lock while no
+//   single-element operation is in flight there (BulkOpGuard, acc_gate.h) and takes no stripe:
+//   a contiguous array is read, combined and written back a chunk at a time (the local copy
+//   stays in the cache; two system calls per chunk), any other layout through one copy of its
+//   span with one system call per batch of ranges each way. MPI_REPLACE without a result only
+//   writes.
+// - a single element is read and written back under its lock stripe, counted in flight
+//   (SingleOpGuard), as are the few elements of an operation below bulk_min_elements, under
+//   the whole-operation lock.
 #include <sys/uio.h>
 
 #include <algorithm>
