@@ -1,5 +1,8 @@
-// How accumulates on many elements run at memory speed on segment memory without breaking the
-// atomicity of the lock-free single-element operations (see accumulate.cc's header).
+// How accumulates on many elements run at memory speed without breaking the atomicity of the
+// single-element operations (see accumulate.cc's header). On segment memory those are CPU
+// atomics; on a rank's private memory (create and dynamic windows, reached by cross-memory
+// attach or applied by the owner for the message path) they hold the element's lock stripe,
+// and the same gate spares a bulk operation the stripes of its whole region.
 //
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) are one
 // CPU atomic and take no lock. An operation on many elements could stay atomic against them
@@ -30,7 +33,7 @@ inline std::size_t bulk_min_elements(uint32_t node_ranks) {
   return node_ranks > 2 ? node_ranks : 2;
 }
 
-// Held around one single-element operation on segment memory of node rank `target`, applied by
+// Held around one single-element operation on the memory of node rank `target`, applied by
 // node rank `applier` (this process); does nothing unless `active`.
 class SingleOpGuard {
  public:
@@ -77,7 +80,7 @@ class SingleOpGuard {
   bool idle_ = false;
 };
 
-// Held around a plain-loop update of node rank `target`'s segment memory: no other
+// Held around a plain-loop update of node rank `target`'s memory: no other
 // accumulate-style operation touches the rank's memory meanwhile.
 class BulkOpGuard {
  public:

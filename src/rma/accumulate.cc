@@ -11,8 +11,9 @@
 //   but MPICH and Open MPI give this, and programs that swap 16-byte pointers rely on it).
 // Single-element operations (fetch_and_op, compare_and_swap, one-element accumulates) take no
 // whole-operation lock: being one atomic step on one element, they order themselves against
-// a multi-element operation at that element, which keeps them lock-free. On segment memory an
-// operation on more than one element (more than a few on crowded nodes) runs as plain loops while
+// a multi-element operation at that element, which keeps them lock-free. On every kind of
+// memory (segment, MPI_Alloc_mem, a rank's private memory) an operation on more than one
+// element (more than a few on crowded nodes) runs as plain loops, without stripes, while
 // single-element operations at its target rank are held off (acc_gate.h).
 #include <cstring>
 
@@ -96,7 +97,7 @@ void Window::apply_mapped(const TargetView& t, dt::Repr r, uint32_t n, dt::Op op
 
 void Window::cas_mapped(const TargetView& t, dt::Repr r, uint32_t n, char* te, const void* origin,
                         const void* compare, void* result) {
-  SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(t.local), t.cpu_atomics);
+  SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(t.local));
   if (t.cpu_atomics && dt::lock_free(r, n, te)) {
     dt::cas_atomic(r, n, te, origin, compare, result);
     return;
@@ -112,13 +113,13 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
   const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
   const std::size_t elems = bytes / tt.elem_size;
-  if (t.cpu_atomics && elems >= bulk_min_) {
+  if (elems >= bulk_min_) {
     apply_bulk(t, op);
     return kOk;
   }
   const uint32_t local = static_cast<uint32_t>(t.local);
   WholeOpGuard whole(view_.acc(local), elems > 1);
-  SingleOpGuard single(view_, node_rank_, local, t.cpu_atomics && elems == 1);
+  SingleOpGuard single(view_, node_rank_, local, elems == 1);
   dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
   dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
   dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);

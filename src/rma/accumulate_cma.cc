@@ -1,10 +1,15 @@
 // Accumulate-style operations and compare-and-swap on a node peer's private memory, reached by
-// cross-memory attach (CmaPath). No CPU atomic can reach that memory, so every element is
-// updated under its lock stripe (the atomicity rules are in accumulate.cc's header comment):
-// the stripes of the whole target region are taken at once (by 16-byte granule, or all of
-// them for a large region), the region is read with one system call per batch of ranges,
-// combined here as one array, and written back the same way. A 2 MiB accumulate is then two
-// system calls and a loop at memory speed instead of a stripe look-up per element.
+// cross-memory attach (CmaPath). No CPU atomic can reach that memory (the atomicity rules are
+// in accumulate.cc's header comment):
+// - an operation on many elements holds the target rank's whole-operation lock while no
+//   single-element operation is in flight there (BulkOpGuard, acc_gate.h) and takes no stripe:
+//   a contiguous array is read, combined and written back a chunk at a time (the local copy
+//   stays in the cache; two system calls per chunk), any other layout through one copy of its
+//   span with one system call per batch of ranges each way. MPI_REPLACE without a result only
+//   writes.
+// - a single element is read and written back under its lock stripe, counted in flight
+//   (SingleOpGuard), as are the few elements of an operation below bulk_min_elements, under
+//   the whole-operation lock.
 #include <sys/uio.h>
 
 #include <algorithm>
@@ -15,6 +20,7 @@
 #include "datatype/apply.h"
 #include "datatype/elements.h"
 #include "datatype/runs.h"
+#include "rma/acc_gate.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
 #include "transport/shm/cma.h"
@@ -25,6 +31,10 @@ namespace {
 // The local copy of a target region, kept per thread between operations up to this size (a
 // fresh multi-megabyte buffer each time would cost a page fault per 4 KiB).
 constexpr std::size_t kKeptMirror = 4u << 20;
+
+// Contiguous arrays go through the local copy in chunks of this size: small enough to stay in
+// the cache from the read through the combination to the write back.
+constexpr std::size_t kCmaChunk = 256u << 10;
 
 class Mirror {
  public:
@@ -57,11 +67,30 @@ bool dense_or_absent(const dt::TypeInfo* t) {
 
 Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   const dt::TypeInfo& tt = *op.ttype;
-  const dt::Repr r = tt.repr;
   const uint32_t n = tt.elem_size;
   const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
-  WholeOpGuard whole(view_.acc(static_cast<uint32_t>(t.local)), bytes > n);
+  const std::size_t elems = bytes / n;
+  const uint32_t local = static_cast<uint32_t>(t.local);
+  if (elems >= bulk_min_) {
+    // Nothing else updates the rank's memory meanwhile (acc_gate.h): no stripes.
+    BulkOpGuard bulk(view_, local);
+    return apply_cma_region(t, op, false);
+  }
+  WholeOpGuard whole(view_.acc(local), elems > 1);
+  SingleOpGuard single(view_, node_rank_, local, elems == 1);
+  return apply_cma_region(t, op, true);
+}
+
+Status Window::apply_cma_region(const TargetView& t, const RmaOp& op, bool striped) {
+  const dt::TypeInfo& tt = *op.ttype;
+  const dt::Repr r = tt.repr;
+  const uint32_t n = tt.elem_size;
+  const std::size_t bytes = dt::data_bytes(op.tcount, tt);
+  char* remote = reinterpret_cast<char*>(remote_address(t, op.where));
+  const bool array = tt.dense && dense_or_absent(op.otype) && dense_or_absent(op.rtype) &&
+                     dt::element_bytes(r, n) == n;
+  if (array && !striped) return apply_cma_array(t, op, remote + tt.true_lb, bytes);
   // The target region as ranges in the target process, and the stripes of its elements.
   // Kept per thread, like the mirror: a fetch_and_op should not cost three allocations.
   thread_local std::vector<iovec> riov, liov;
@@ -73,7 +102,6 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
       if (riov.capacity() > 4096) std::vector<iovec>().swap(riov), std::vector<iovec>().swap(liov);
     }
   } trim;
-  char* remote = reinterpret_cast<char*>(remote_address(t, op.where));
   char* lo = nullptr;
   char* hi = nullptr;
   {
@@ -82,8 +110,9 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
     std::size_t len;
     while (runs.next(p, len)) {
       riov.push_back({p, len});
-      stripes_.cover(t.local, reinterpret_cast<uint64_t>(p), reinterpret_cast<uint64_t>(p + len),
-                     set);
+      if (striped)
+        stripes_.cover(t.local, reinterpret_cast<uint64_t>(p), reinterpret_cast<uint64_t>(p + len),
+                       set);
       if (!lo || p < lo) lo = p;
       if (!hi || p + len > hi) hi = p + len;
     }
@@ -94,10 +123,8 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   for (std::size_t i = 0; i < riov.size(); ++i)
     liov[i] = {local(static_cast<char*>(riov[i].iov_base)), riov[i].iov_len};
 
-  Stripes::Guard g(stripes_, set);
+  Stripes::Guard g(stripes_, set);  // empty unless striped
   OSPREY_TRY(shm::cma::read(t.pid, liov.data(), liov.size(), riov.data(), riov.size()));
-  const bool array = tt.dense && dense_or_absent(op.otype) && dense_or_absent(op.rtype) &&
-                     dt::element_bytes(r, n) == n;
   if (array) {
     // One contiguous run of elements on every side.
     char* te = local(remote) + tt.true_lb;
@@ -120,11 +147,39 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
 }
 
+// A contiguous array of elements on every side, under BulkOpGuard: read, combine and write back
+// a chunk at a time, so that the local copy stays in the cache between the three steps.
+Status Window::apply_cma_array(const TargetView& t, const RmaOp& op, char* remote,
+                               std::size_t bytes) {
+  const dt::Repr r = op.ttype->repr;
+  const uint32_t n = op.ttype->elem_size;
+  const char* origin = op.otype ? static_cast<const char*>(op.origin) + op.otype->true_lb : nullptr;
+  char* result = op.rtype ? static_cast<char*>(op.result) + op.rtype->true_lb : nullptr;
+  if (op.op == dt::Op::kReplace && !result)  // nothing to read or combine
+    return shm::cma::write(t.pid, remote, origin, bytes);
+  const std::size_t chunk = std::min(bytes, kCmaChunk - kCmaChunk % n);
+  Mirror mirror(chunk);
+  for (std::size_t at = 0; at < bytes; at += chunk) {
+    const std::size_t len = std::min(chunk, bytes - at);
+    if (op.op == dt::Op::kNoOp) {
+      // Nothing to write back: straight into the result.
+      if (result) OSPREY_TRY(shm::cma::read(t.pid, remote + at, result + at, len));
+      continue;
+    }
+    char* m = mirror.data();
+    OSPREY_TRY(shm::cma::read(t.pid, remote + at, m, len));
+    dt::apply_plain_array(r, n, op.op, m, origin + at, len / n, result ? result + at : nullptr);
+    OSPREY_TRY(shm::cma::write(t.pid, remote + at, m, len));
+  }
+  return kOk;
+}
+
 Status Window::cas_cma(const TargetView& t, const RmaOp& op) {
   const dt::TypeInfo& ti = *op.ttype;
   const uint32_t n = ti.elem_size;
   char* remote = reinterpret_cast<char*>(remote_address(t, op.where)) + ti.true_lb;
   const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
+  SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(t.local));
   unsigned char cur[16];
   stripes_.lock(st);
   Status rs = shm::cma::read(t.pid, remote, cur, n);

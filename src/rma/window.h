@@ -217,6 +217,8 @@ class Window {
   // memory mapped here (also the message-path target's own memory) or by cross-memory attach.
   Status apply_direct(const TargetView& t, const RmaOp& op);
   Status apply_cma(const TargetView& t, const RmaOp& op);
+  Status apply_cma_region(const TargetView& t, const RmaOp& op, bool striped);
+  Status apply_cma_array(const TargetView& t, const RmaOp& op, char* remote, std::size_t bytes);
   Status cas_cma(const TargetView& t, const RmaOp& op);
   Status setup_segment(int64_t my_size, uint64_t user_base, bool contiguous);
   // Maps every node peer's window memory that came from MPI_Alloc_mem (false if one failed);
