@@ -15,11 +15,12 @@ constexpr int kHindexedInteger = MPI_COMBINER_HINDEXED_INTEGER;
 constexpr int kStructInteger = MPI_COMBINER_STRUCT_INTEGER;
 #endif
 
-// Lists live in place up to these lengths (see small_vec.h): a typical constructor and its
-// decoded blocks never touch the heap.
+// Lists live in place up to these lengths (see small_vec.h): a typical constructor (an indexed
+// type of up to 19 blocks, a struct of up to 4 members) and its decoded blocks never touch the
+// heap.
 using Blocks = SmallVec<Block, 4>;
-using Ints = SmallVec<int64_t, 16>;
-using Aints = SmallVec<MPI_Aint, 16>;
+using Ints = SmallVec<int64_t, 40>;
+using Aints = SmallVec<MPI_Aint, 24>;
 using Types = SmallVec<MPI_Datatype, 4>;
 
 struct Flat {
@@ -226,8 +227,8 @@ Contents read_contents(MPI_Datatype t) {
   MPI_Count ni, na, nc, nd;
   PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &c.comb);
   if (c.comb == MPI_COMBINER_NAMED) return c;
-  SmallVec<int, 16> ints;
-  SmallVec<MPI_Count, 16> counts;
+  SmallVec<int, 40> ints;
+  SmallVec<MPI_Count, 24> counts;
   ints.resize(static_cast<size_t>(ni));
   counts.resize(static_cast<size_t>(nc));
   c.aints.resize(static_cast<size_t>(na));
@@ -293,7 +294,7 @@ Contents read_contents(MPI_Datatype t) {
   int ni, na, nd;
   PMPI_Type_get_envelope(t, &ni, &na, &nd, &c.comb);
   if (c.comb == MPI_COMBINER_NAMED) return c;
-  SmallVec<int, 16> ints;
+  SmallVec<int, 40> ints;
   ints.resize(static_cast<size_t>(ni));
   c.aints.resize(static_cast<size_t>(na));
   c.types.resize(static_cast<size_t>(nd));
