@@ -1,6 +1,6 @@
 #include "datatype/flatten.h"
 
-#include <vector>
+#include "util/small_vec.h"
 
 namespace osprey::dt {
 namespace {
@@ -15,37 +15,48 @@ constexpr int kHindexedInteger = MPI_COMBINER_HINDEXED_INTEGER;
 constexpr int kStructInteger = MPI_COMBINER_STRUCT_INTEGER;
 #endif
 
+// Lists live in place up to these lengths (see small_vec.h): a typical constructor (an indexed
+// type of up to 19 blocks, a struct of up to 4 members) and its decoded blocks never touch the
+// heap.
+using Blocks = SmallVec<Block, 4>;
+using Ints = SmallVec<int64_t, 40>;
+using Aints = SmallVec<MPI_Aint, 24>;
+using Types = SmallVec<MPI_Datatype, 4>;
+
 struct Flat {
-  std::vector<Block> blocks;
+  Blocks blocks;
   Category cat = Category::kNone;
   Repr repr = Repr::kNone;
   uint16_t ops = 0;
   uint32_t elem_size = 0;
 };
 
-// Brings a strided block to its simplest equal form: runs that touch become one run, and an
-// unused inner level gives way to the outer one.
-Block normal(Block b) {
-  if (b.n1 > 1 && b.s1 == b.len) {  // the inner runs touch
-    b.len *= b.n1;
-    b.n1 = 1;
-    b.s1 = 0;
+// Brings a strided block to its simplest equal form, in place (a fresh type's decode runs this
+// per level: passing 48-byte blocks by value cost store-forwarding stalls): runs that touch
+// become one run, and an unused inner level gives way to the outer one.
+void normalize(Block& b) {
+  for (;;) {
+    if (b.n1 > 1 && b.s1 == b.len) {  // the inner runs touch
+      b.len *= b.n1;
+      b.n1 = 1;
+      b.s1 = 0;
+    }
+    if (b.n1 == 1 && b.n2 > 1) {  // the outer level becomes the inner one
+      b.n1 = b.n2;
+      b.s1 = b.s2;
+      b.n2 = 1;
+      b.s2 = 0;
+      if (b.s1 == b.len) continue;
+    }
+    if (b.n2 > 1 && b.s2 == b.n1 * b.s1) {  // the outer level continues the inner one
+      b.n1 *= b.n2;
+      b.n2 = 1;
+      b.s2 = 0;
+      continue;
+    }
+    if (b.n1 == 1) b.s1 = 0;
+    return;
   }
-  if (b.n1 == 1 && b.n2 > 1) {
-    b.n1 = b.n2;
-    b.s1 = b.s2;
-    b.n2 = 1;
-    b.s2 = 0;
-    if (b.s1 == b.len) return normal(b);
-  }
-  if (b.n2 > 1 && b.s2 == b.n1 * b.s1) {  // the outer level continues the inner one
-    b.n1 *= b.n2;
-    b.n2 = 1;
-    b.s2 = 0;
-    return normal(b);
-  }
-  if (b.n1 == 1) b.s1 = 0;
-  return b;
 }
 
 // Appends one strided block after the others, folding it into the last one where the pair is
@@ -53,7 +64,8 @@ Block normal(Block b) {
 // rows. So an indexed type whose blocks are evenly spaced decodes as compactly as a vector.
 void add_block(Flat& f, const Block& in) {
   if (in.len == 0 || in.n1 == 0 || in.n2 == 0) return;
-  const Block b = in.plain() ? in : normal(in);  // plain blocks (the common case) are normal
+  Block b = in;
+  if (!b.plain()) normalize(b);  // plain blocks (the common case) are normal
   if (f.blocks.empty()) {
     f.blocks.push_back(b);
     return;
@@ -79,7 +91,7 @@ void add_block(Flat& f, const Block& in) {
     if (last.n2 == 1) {
       last.n2 = 2;
       last.s2 = b.off - last.off;
-      last = normal(last);
+      normalize(last);
       return;
     }
     if (b.off == last.off + last.n2 * last.s2) {
@@ -143,7 +155,7 @@ bool fold(Block& b, int64_t n, MPI_Aint step) {
   } else {
     return false;
   }
-  b = normal(b);
+  normalize(b);
   return true;
 }
 
@@ -185,6 +197,7 @@ void append_repeat(Flat& into, const Flat& child, MPI_Aint shift, int64_t n, MPI
 }
 
 MPI_Aint extent_of(MPI_Datatype t) {
+  if (const TypeInfo* p = predefined(t)) return p->extent;
   MPI_Aint lb = 0, ext = 0;
   PMPI_Type_get_extent(t, &lb, &ext);
   return ext;
@@ -196,9 +209,9 @@ MPI_Aint extent_of(MPI_Datatype t) {
 // int constructor keeps them.
 struct Contents {
   int comb = MPI_COMBINER_NAMED;
-  std::vector<int64_t> ints;
-  std::vector<MPI_Aint> aints;
-  std::vector<MPI_Datatype> types;
+  Ints ints;
+  Aints aints;
+  Types types;
 };
 
 #if MPI_VERSION >= 4
@@ -214,49 +227,57 @@ Contents read_contents(MPI_Datatype t) {
   MPI_Count ni, na, nc, nd;
   PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &c.comb);
   if (c.comb == MPI_COMBINER_NAMED) return c;
-  std::vector<int> ints(static_cast<size_t>(ni));
-  std::vector<MPI_Count> counts(static_cast<size_t>(nc));
+  SmallVec<int, 40> ints;
+  SmallVec<MPI_Count, 24> counts;
+  ints.resize(static_cast<size_t>(ni));
+  counts.resize(static_cast<size_t>(nc));
   c.aints.resize(static_cast<size_t>(na));
   c.types.resize(static_cast<size_t>(nd));
   PMPI_Type_get_contents_c(t, ni, na, nc, nd, ints.data(), c.aints.data(), counts.data(),
                            c.types.data());
-  c.ints.assign(ints.begin(), ints.end());
+  c.ints.resize(ints.size());
+  for (size_t i = 0; i < ints.size(); ++i)
+    c.ints[i] = ints[i];
   if (nc == 0) return c;
   const auto n = static_cast<size_t>(counts.empty() ? 0 : counts[0]);
   auto from = [&](size_t a, size_t b) {
-    return std::vector<int64_t>(counts.begin() + static_cast<std::ptrdiff_t>(a),
-                                counts.begin() + static_cast<std::ptrdiff_t>(b));
+    c.ints.resize(b - a);
+    for (size_t i = a; i < b; ++i)
+      c.ints[i - a] = counts[i];
   };
   auto addresses = [&](size_t a) {
-    return std::vector<MPI_Aint>(counts.begin() + static_cast<std::ptrdiff_t>(a), counts.end());
+    c.aints.resize(counts.size() - a);
+    for (size_t i = a; i < counts.size(); ++i)
+      c.aints[i - a] = static_cast<MPI_Aint>(counts[i]);
   };
   switch (c.comb) {
     case MPI_COMBINER_HVECTOR:  // count, blocklength | stride
-      c.ints = from(0, 2);
-      c.aints = addresses(2);
+      from(0, 2);
+      addresses(2);
       break;
     case MPI_COMBINER_HINDEXED:  // count, blocklengths | displacements
     case MPI_COMBINER_STRUCT:
-      c.ints = from(0, 1 + n);
-      c.aints = addresses(1 + n);
+      from(0, 1 + n);
+      addresses(1 + n);
       break;
     case MPI_COMBINER_HINDEXED_BLOCK:  // count, blocklength | displacements
-      c.ints = from(0, 2);
-      c.aints = addresses(2);
+      from(0, 2);
+      addresses(2);
       break;
     case MPI_COMBINER_RESIZED:  // | lb, extent
       c.ints.clear();
-      c.aints = addresses(0);
+      addresses(0);
       break;
     case MPI_COMBINER_SUBARRAY: {  // ndims, sizes, subsizes, starts, order
-      const std::vector<int64_t> sizes = from(0, counts.size());
-      c.ints = {ints[0]};
-      c.ints.insert(c.ints.end(), sizes.begin(), sizes.end());
+      c.ints.clear();
+      c.ints.push_back(ints[0]);
+      for (size_t i = 0; i < counts.size(); ++i)
+        c.ints.push_back(counts[i]);
       c.ints.push_back(ints[1]);
       break;
     }
     default:  // contiguous, vector, indexed, indexed_block: all counts, in order
-      c.ints = from(0, counts.size());
+      from(0, counts.size());
       break;
   }
   return c;
@@ -273,25 +294,34 @@ Contents read_contents(MPI_Datatype t) {
   int ni, na, nd;
   PMPI_Type_get_envelope(t, &ni, &na, &nd, &c.comb);
   if (c.comb == MPI_COMBINER_NAMED) return c;
-  std::vector<int> ints(static_cast<size_t>(ni));
+  SmallVec<int, 40> ints;
+  ints.resize(static_cast<size_t>(ni));
   c.aints.resize(static_cast<size_t>(na));
   c.types.resize(static_cast<size_t>(nd));
   PMPI_Type_get_contents(t, ni, na, nd, ints.data(), c.aints.data(), c.types.data());
-  c.ints.assign(ints.begin(), ints.end());
+  c.ints.resize(ints.size());
+  for (size_t i = 0; i < ints.size(); ++i)
+    c.ints[i] = ints[i];
   return c;
 }
 #endif
+
+// Whether the host made a new handle for a constructor argument (which must then be freed):
+// predefined types are told by osprey's own table, without asking the host.
+bool derived(MPI_Datatype t) {
+  return !predefined(t) && combiner_of(t) != MPI_COMBINER_NAMED;
+}
 
 Status flatten_into(MPI_Datatype t, Flat& out);
 
 // Flattens one child type of a constructor and frees it if the host handed us a new handle.
 Status child_flat(MPI_Datatype t, Flat& out) {
   Status s = flatten_into(t, out);
-  if (combiner_of(t) != MPI_COMBINER_NAMED) PMPI_Type_free(&t);
+  if (derived(t)) PMPI_Type_free(&t);
   return s;
 }
 
-Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat& out) {
+Status flatten_subarray(const Ints& ints, MPI_Datatype old, Flat& out) {
   const int nd = static_cast<int>(ints[0]);
   const int64_t* sizes = &ints[1];
   const int64_t* subs = &ints[1 + nd];
@@ -301,7 +331,8 @@ Status flatten_subarray(const std::vector<int64_t>& ints, MPI_Datatype old, Flat
   OSPREY_TRY(child_flat(old, child));
   const MPI_Aint ext = extent_of(old);
   // Byte stride of each dimension in memory order.
-  std::vector<MPI_Aint> stride(static_cast<size_t>(nd));
+  Aints stride;
+  stride.resize(static_cast<size_t>(nd));
   MPI_Aint s = ext;
   for (int k = 0; k < nd; ++k) {
     const int d = c_order ? nd - 1 - k : k;
@@ -339,13 +370,13 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
   const int comb = c.comb;
   if (comb == MPI_COMBINER_NAMED)
     return Err(MPI_ERR_TYPE, "osprey: this predefined datatype cannot be used in RMA");
-  const std::vector<int64_t>& ints = c.ints;
-  const std::vector<MPI_Aint>& aints = c.aints;
-  std::vector<MPI_Datatype>& types = c.types;
+  const Ints& ints = c.ints;
+  const Aints& aints = c.aints;
+  Types& types = c.types;
 
   auto free_types = [&](size_t from) {
     for (size_t i = from; i < types.size(); ++i)
-      if (combiner_of(types[i]) != MPI_COMBINER_NAMED) PMPI_Type_free(&types[i]);
+      if (derived(types[i])) PMPI_Type_free(&types[i]);
   };
 
   switch (comb) {
@@ -444,7 +475,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
 Status flatten(MPI_Datatype t, TypeInfo& out) {
   Flat f;
   OSPREY_TRY(flatten_into(t, f));
-  out.blocks = std::move(f.blocks);
+  out.blocks.assign(f.blocks.begin(), f.blocks.end());
   out.cat = f.cat;
   out.repr = f.repr;
   out.ops = f.ops;

@@ -29,9 +29,14 @@ class CmaQueues {
   // One queue per node-local rank; `limit`: largest operation queued, in bytes (0: none).
   void init(int node_size, std::size_t limit);
 
-  // Whether an operation of `n` bytes waits here (else the caller issues it at once, after
-  // draining the target's queue).
-  bool takes(std::size_t n) const { return n <= limit_; }
+  // Whether a put of `n` bytes waits here (else the caller issues it at once, after draining
+  // the target's queue): its data is copied at the call, so only small ones are.
+  bool takes_put(std::size_t n) const { return n <= limit_; }
+  // Whether a get waits here: any size unless queueing is off. A get reads into the user's
+  // buffer when issued, so it costs no copy, and gets that fill neighbouring buffers from
+  // neighbouring target ranges merge into one range: a window of 64 gets of 16 KiB is one
+  // 1 MiB call, not 64 calls (on a 2-core Xeon, 19-23 GB/s against 9-15 in cache).
+  bool takes_get() const { return limit_ > 0; }
 
   // Queues `n` bytes to `remote` in process `pid` (node-local rank `local`); issues what is
   // queued first if the target's queue is full, and reports that call's error.

@@ -1,5 +1,5 @@
 // The cross-memory attach path: a node peer's private window memory (MPI_Win_create, dynamic
-// windows), reached with process_vm_readv/writev. Small puts and gets of dense data wait in the
+// windows), reached with process_vm_readv/writev. Small puts and all gets of dense data wait in the
 // window's per-target queue (cma_queue.h) until the synchronization that completes them; every
 // other operation toward the target first issues what waits there, so that operations toward
 // one target happen in the order they were made. It cannot do atomics: accumulates read,
@@ -14,7 +14,7 @@ namespace osprey::rma {
 class CmaPath final : public NodePath {
  public:
   Status put(Window& w, const TargetView& t, const RmaOp& op) override {
-    if (queueable(w, op)) {
+    if (dense(op) && w.cma_queue_.takes_put(dt::data_bytes(op.ocount, *op.otype))) {
       return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<const char*>(op.origin) + op.otype->true_lb,
                               dt::data_bytes(op.ocount, *op.otype));
@@ -23,7 +23,7 @@ class CmaPath final : public NodePath {
     return cma_move(true, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status get(Window& w, const TargetView& t, const RmaOp& op) override {
-    if (queueable(w, op)) {
+    if (dense(op) && w.cma_queue_.takes_get()) {
       return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb,
                               dt::data_bytes(op.ocount, *op.otype));
@@ -54,10 +54,7 @@ class CmaPath final : public NodePath {
  private:
   // Request-based operations complete at once (their request is then complete), and
   // non-dense layouts go straight through their own list of ranges.
-  static bool queueable(const Window& w, const RmaOp& op) {
-    return !op.req && op.otype->dense && op.ttype->dense &&
-           w.cma_queue_.takes(dt::data_bytes(op.ocount, *op.otype));
-  }
+  static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }
 };
 
 TargetPath* cma_path() {

@@ -15,8 +15,9 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_CMA", &Config::cma, 0,
      "cross-memory attach to node peers' private window memory (`0`: messages instead)"},
     {"OSPREY_CMA_QUEUE_LIMIT", &Config::cma_queue_limit, 0,
-     "largest put or get (bytes) to a peer's private memory that waits for the synchronization, "
-     "to be issued with the others in one system call (`0`: each at once)"},
+     "largest put (bytes) to a peer's private memory that waits for the synchronization, to be "
+     "issued with the others in one system call; gets of any size wait (`0`: every put and get "
+     "at once)"},
     {"OSPREY_DEBUG", &Config::debug, 0, "`1`: log setup decisions and every error to stderr"},
     {"OSPREY_STATS", &Config::stats, 0, "`1`: print message counts per rank at `MPI_Finalize`"},
     {"OSPREY_LOCK_STRIPES", &Config::lock_stripes, 1,

@@ -14,6 +14,7 @@ osprey_mpi_test(derived_types mpi/derived_types.c)
 # Strided target layouts built fresh per operation or reused: put, get, accumulate racing
 # single-element fetch_and_op.
 osprey_mpi_test(strided_types mpi/strided_types.c)
+osprey_mpi_test(type_recreate mpi/type_recreate.c)
 osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
 osprey_mpi_test(window_no_memory mpi/window_no_memory.c)
 # Large counts: overflow refused, large-count datatypes, one transfer past 2 GiB.
@@ -36,6 +37,10 @@ osprey_mpi_variant(cliques.subcomm_windows subcomm_windows NP 4 MODES auto
 osprey_mpi_test(cma_batch mpi/cma_batch.c NP 2 3)
 osprey_mpi_variant(noqueue.cma_batch cma_batch NP 3 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0)
 osprey_mpi_variant(tinyqueue.cma_batch cma_batch NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=4)
+# Large puts and gets toward node peers' private memory: queued gets of any size merging into
+# one range, checked byte by byte after every kind of synchronization.
+osprey_mpi_test(cma_large mpi/cma_large.c NP 2 3)
+osprey_mpi_variant(noqueue.cma_large cma_large NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0)
 # Whole-region accumulates over cross-memory attach against single-element atomics.
 osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4)
 # MPI_Alloc_mem memory is node-shared: windows over it (mixed with malloc memory) mapped by

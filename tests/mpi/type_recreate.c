@@ -1,0 +1,128 @@
+/* A datatype freed and a new one created at once usually gets the same handle value back from
+ * the host. osprey decodes a datatype once per handle: here every round builds a type, moves
+ * data with it, frees it, and builds one of another layout (a vector, an indexed type with
+ * uneven rows, a subarray, a struct) that may reuse the handle: a put with one layout, then a
+ * get with the next, which reads the put's rows where the layouts meet and the untouched holes
+ * elsewhere, toward every rank and in every window flavor. Every element read back and every
+ * element of the target slots, holes included, is checked. */
+#include "common.h"
+
+enum { ROWS = 6, COLS = 10, LD = 16, SLOT = ROWS * LD + 8, NLAYOUTS = 4, ROUNDS = 24 };
+
+/* The element (from the slot's start) where row r, column c of the layout lives. */
+static int pos(int layout, int r, int c) {
+  switch (layout) {
+    case 0:
+      return r * LD + c;
+    case 1:
+      return r * LD + (r % 3) * 2 + c;
+    case 2:
+      return r * LD + 5 + c;
+    default:
+      return r * LD + (r % 2) * 3 + 1 + c;
+  }
+}
+
+static MPI_Datatype make_type(int layout) {
+  MPI_Datatype t;
+  int lens[ROWS], displs[ROWS];
+  MPI_Aint bdispls[ROWS];
+  MPI_Datatype types[ROWS];
+  for (int r = 0; r < ROWS; r++) {
+    lens[r] = COLS;
+    displs[r] = pos(layout, r, 0);
+    bdispls[r] = (MPI_Aint)displs[r] * 8;
+    types[r] = MPI_INT64_T;
+  }
+  if (layout == 0) {
+    MPI_OK(MPI_Type_vector(ROWS, COLS, LD, MPI_INT64_T, &t));
+  } else if (layout == 1) {
+    MPI_OK(MPI_Type_indexed(ROWS, lens, displs, MPI_INT64_T, &t));
+  } else if (layout == 2) {
+    const int sizes[2] = {ROWS, LD}, subs[2] = {ROWS, COLS}, starts[2] = {0, 5};
+    MPI_OK(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT64_T, &t));
+  } else {
+    MPI_OK(MPI_Type_create_struct(ROWS, lens, bdispls, types, &t));
+  }
+  MPI_OK(MPI_Type_commit(&t));
+  return t;
+}
+
+static int64_t value(int origin, int round, int r, int c) {
+  return ((int64_t)(origin + 1) << 40) + (int64_t)round * 10000 + r * COLS + c;
+}
+
+int main(int argc, char** argv) {
+  t_init(&argc, &argv);
+  CHECK(t_size <= 4, "at most 4 ranks");
+  const MPI_Aint bytes = (MPI_Aint)t_size * SLOT * 8; /* a slot per origin */
+  int reused = 0;
+  for (int f = 0; f < T_NFLAVORS; f++) {
+    struct t_win w;
+    if (!t_win_create(&w, (enum t_flavor)f, bytes, 8, MPI_COMM_WORLD)) continue;
+    int64_t* mine = (int64_t*)w.base;
+    for (int round = 0; round < ROUNDS; round++) {
+      const int layout = round % NLAYOUTS;
+      for (int i = 0; i < t_size * SLOT; i++)
+        mine[i] = -1;
+      MPI_Barrier(MPI_COMM_WORLD);
+      int64_t src[ROWS * COLS], back[ROWS * COLS];
+      for (int r = 0; r < ROWS; r++)
+        for (int c = 0; c < COLS; c++)
+          src[r * COLS + c] = value(t_rank, round, r, c);
+      MPI_OK(MPI_Win_lock_all(0, w.win));
+      MPI_Datatype last = MPI_DATATYPE_NULL;
+      for (int t = 0; t < t_size; t++) {
+        const MPI_Aint disp = t_disp(&w, t, (MPI_Aint)t_rank * SLOT * 8, 8);
+        /* The put's type: this round's layout, built fresh for this target and freed before
+         * the flush; the get's: built right after, mostly with the freed handle's value. */
+        MPI_Datatype ty = make_type(layout);
+        if (ty == last) reused = 1;
+        MPI_OK(MPI_Put(src, ROWS * COLS, MPI_INT64_T, t, disp, 1, ty, w.win));
+        last = ty;
+        MPI_OK(MPI_Type_free(&ty));
+        MPI_OK(MPI_Win_flush(t, w.win));
+        const int get_layout = (layout + 1) % NLAYOUTS;
+        MPI_Datatype ty2 = make_type(get_layout);
+        if (ty2 == last) reused = 1;
+        memset(back, 0, sizeof back);
+        MPI_OK(MPI_Get(back, ROWS * COLS, MPI_INT64_T, t, disp, 1, ty2, w.win));
+        last = ty2;
+        MPI_OK(MPI_Type_free(&ty2));
+        MPI_OK(MPI_Win_flush(t, w.win));
+        for (int i = 0; i < ROWS * COLS; i++) {
+          const int at = pos(get_layout, i / COLS, i % COLS);
+          int64_t want = -1;
+          for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++)
+              if (pos(layout, r, c) == at) want = value(t_rank, round, r, c);
+          CHECK(back[i] == want, "%s round %d target %d: got back %lld at %d, want %lld",
+                t_flavor_names[f], round, t, (long long)back[i], i, (long long)want);
+        }
+        /* A type of yet another layout, likely on the same handle, then freed unused: the
+         * next round's types must not take its decode either. */
+        MPI_Datatype other = make_type((layout + 2) % NLAYOUTS);
+        MPI_OK(MPI_Type_free(&other));
+      }
+      MPI_OK(MPI_Win_unlock_all(w.win));
+      MPI_Barrier(MPI_COMM_WORLD);
+      for (int o = 0; o < t_size; o++) {
+        const int64_t* slot = mine + o * SLOT;
+        for (int i = 0; i < SLOT; i++) {
+          int64_t want = -1;
+          for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++)
+              if (pos(layout, r, c) == i) want = value(o, round, r, c);
+          CHECK(slot[i] == want, "%s round %d origin %d: element %d is %lld, want %lld",
+                t_flavor_names[f], round, o, i, (long long)slot[i], (long long)want);
+        }
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    t_win_free(&w);
+  }
+  if (t_rank == 0 && !reused) printf("type_recreate: note: the host never reused a handle\n");
+  if (t_rank == 0) printf("type_recreate: OK\n");
+  MPI_Finalize();
+  return 0;
+}
