@@ -10,6 +10,7 @@
  * layouts as hvectors, the uneven ones as run lists). Every element of
  * every slot, holes included, is checked. */
 #include "common.h"
+#include "row_types.h"
 
 enum { ROWS = 80, COLS = 48, LD = 64, SLOT = ROWS * LD + 16, ROUNDS = 3, FOPS = 8, NLAYOUTS = 5 };
 static const char* const layout_names[NLAYOUTS] = {"vector", "subarray", "indexed", "struct",
@@ -32,32 +33,12 @@ static int pos(int layout, int r, int c) {
 }
 
 static MPI_Datatype make_type(int layout) {
-  MPI_Datatype t, inner;
-  int lens[ROWS], displs[ROWS];
-  MPI_Aint bdispls[ROWS];
-  MPI_Datatype types[ROWS];
-  for (int r = 0; r < ROWS; r++) {
-    lens[r] = COLS;
-    displs[r] = pos(layout, r, 0);
-    bdispls[r] = (MPI_Aint)displs[r] * 8;
-    types[r] = MPI_INT64_T;
-  }
-  if (layout == 0) {
-    MPI_Type_vector(ROWS, COLS, LD, MPI_INT64_T, &t);
-  } else if (layout == 1) {
-    const int sizes[2] = {ROWS, LD}, subs[2] = {ROWS, COLS}, starts[2] = {0, 3};
-    MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT64_T, &t);
-  } else if (layout == 2) {
-    MPI_Type_indexed(ROWS, lens, displs, MPI_INT64_T, &t);
-  } else if (layout == 3) {
-    MPI_Type_create_struct(ROWS, lens, bdispls, types, &t);
-  } else {
-    MPI_Type_vector(ROWS / 2, COLS, LD, MPI_INT64_T, &inner);
-    MPI_Type_create_hvector(2, 1, ((ROWS / 2) * LD + 1) * 8, inner, &t);
-    MPI_Type_free(&inner);
-  }
-  MPI_OK(MPI_Type_commit(&t));
-  return t;
+  static const enum t_rows_kind kinds[NLAYOUTS] = {T_ROWS_VECTOR, T_ROWS_SUBARRAY, T_ROWS_INDEXED,
+                                                   T_ROWS_STRUCT, T_ROWS_VECTOR_OF_VECTORS};
+  int start[ROWS];
+  for (int r = 0; r < ROWS; r++)
+    start[r] = pos(layout, r, 0);
+  return t_row_type(kinds[layout], ROWS, COLS, LD, start);
 }
 
 /* What origin o puts at row r, column c of its slot at target t in pass p. */

@@ -6,6 +6,7 @@
  * elsewhere, toward every rank and in every window flavor. Every element read back and every
  * element of the target slots, holes included, is checked. */
 #include "common.h"
+#include "row_types.h"
 
 enum { ROWS = 6, COLS = 10, LD = 16, SLOT = ROWS * LD + 8, NLAYOUTS = 4, ROUNDS = 24 };
 
@@ -24,28 +25,12 @@ static int pos(int layout, int r, int c) {
 }
 
 static MPI_Datatype make_type(int layout) {
-  MPI_Datatype t;
-  int lens[ROWS], displs[ROWS];
-  MPI_Aint bdispls[ROWS];
-  MPI_Datatype types[ROWS];
-  for (int r = 0; r < ROWS; r++) {
-    lens[r] = COLS;
-    displs[r] = pos(layout, r, 0);
-    bdispls[r] = (MPI_Aint)displs[r] * 8;
-    types[r] = MPI_INT64_T;
-  }
-  if (layout == 0) {
-    MPI_OK(MPI_Type_vector(ROWS, COLS, LD, MPI_INT64_T, &t));
-  } else if (layout == 1) {
-    MPI_OK(MPI_Type_indexed(ROWS, lens, displs, MPI_INT64_T, &t));
-  } else if (layout == 2) {
-    const int sizes[2] = {ROWS, LD}, subs[2] = {ROWS, COLS}, starts[2] = {0, 5};
-    MPI_OK(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT64_T, &t));
-  } else {
-    MPI_OK(MPI_Type_create_struct(ROWS, lens, bdispls, types, &t));
-  }
-  MPI_OK(MPI_Type_commit(&t));
-  return t;
+  static const enum t_rows_kind kinds[NLAYOUTS] = {T_ROWS_VECTOR, T_ROWS_INDEXED, T_ROWS_SUBARRAY,
+                                                   T_ROWS_STRUCT};
+  int start[ROWS];
+  for (int r = 0; r < ROWS; r++)
+    start[r] = pos(layout, r, 0);
+  return t_row_type(kinds[layout], ROWS, COLS, LD, start);
 }
 
 static int64_t value(int origin, int round, int r, int c) {
