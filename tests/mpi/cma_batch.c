@@ -11,11 +11,9 @@
  * every byte of every slot as soon as the synchronization promises it (after a flush, while
  * the lock_all epoch is still open), origins every byte they got. */
 #include "common.h"
+#include "sync_driver.h"
 
 enum { SLOT = 48 * 1024, SRC = 4096, SMALL = 2500, ACCS = 5 };
-enum sync { FLUSH, FLUSH_ALL, FLUSH_LOCAL, UNLOCK, UNLOCK_ALL, FENCE, PSCW, REQUEST, NSYNC };
-static const char* const sync_names[] = {"flush",      "flush_all", "flush_local", "unlock",
-                                         "unlock_all", "fence",     "pscw",        "request"};
 
 /* Byte layout of each rank's window: a put slot per origin, then a region the owner fills for
  * gets, then one int64 counter per origin. */
@@ -64,13 +62,13 @@ static void find_near(void) {
 }
 
 /* buf: SLOT bytes per target; toward a node peer one small buffer is reused for every put. */
-static void put_one(const struct t_win* w, enum sync s, int t, MPI_Aint at, int n, int e,
+static void put_one(const struct t_win* w, enum t_sync s, int t, MPI_Aint at, int n, int e,
                     unsigned char* buf, MPI_Request* req) {
   buf += near[t] ? 0 : (size_t)t * SLOT + (size_t)at;
   for (int i = 0; i < n; i++)
     buf[i] = t_pattern(t_rank, t, (size_t)(at + i), e);
   const MPI_Aint d = t_disp(w, t, put_off(t_rank) + at, 1);
-  if (s == REQUEST && n % 2) {
+  if (s == T_REQUEST && n % 2) {
     MPI_OK(MPI_Rput(buf, n, MPI_BYTE, t, d, n, MPI_BYTE, w->win, req));
     MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE)); /* locally complete: buf is free again */
   } else {
@@ -80,7 +78,7 @@ static void put_one(const struct t_win* w, enum sync s, int t, MPI_Aint at, int 
 }
 
 /* Everything this origin does toward target t in one epoch; gets land in got[t]. */
-static void issue(const struct t_win* w, enum sync s, int t, int e, unsigned char* buf,
+static void issue(const struct t_win* w, enum t_sync s, int t, int e, unsigned char* buf,
                   unsigned char* got, MPI_Request* reqs, int* nreq) {
   const int64_t one = 1;
   MPI_Aint at = 0;
@@ -96,7 +94,7 @@ static void issue(const struct t_win* w, enum sync s, int t, int e, unsigned cha
       /* 8-byte gets of the target's whole region (37 is prime to SRC / 8), scrambled. */
       const int g = (k / 3 * 37) % (SRC / 8);
       const MPI_Aint d = t_disp(w, t, src_off() + 8 * g, 1);
-      if (s == REQUEST)
+      if (s == T_REQUEST)
         MPI_OK(MPI_Rget(got + 8 * g, 8, MPI_BYTE, t, d, 8, MPI_BYTE, w->win, &reqs[(*nreq)++]));
       else
         MPI_OK(MPI_Get(got + 8 * g, 8, MPI_BYTE, t, d, 8, MPI_BYTE, w->win));
@@ -125,91 +123,44 @@ static void check_target(const struct t_win* w, int e, const char* what) {
   }
 }
 
-static void run(enum t_flavor f, enum sync s, int e) {
+/* What the callbacks of one epoch need. */
+struct epoch {
+  const struct t_win* w;
+  enum t_sync s;
+  int e;
+  unsigned char* buf; /* put data: see put_one */
+  unsigned char* got; /* SRC bytes per target */
+  const char* what;
+};
+
+static void epoch_issue(void* ctx, int t, struct t_requests* reqs) {
+  struct epoch* ep = ctx;
+  issue(ep->w, ep->s, t, ep->e, ep->buf, ep->got + (size_t)t * SRC, reqs->req, &reqs->n);
+}
+
+static void epoch_check_gets(void* ctx, int t) {
+  const struct epoch* ep = ctx;
+  check_gets(ep->got + (size_t)t * SRC, t, ep->e, ep->what);
+}
+
+static void epoch_check_target(void* ctx) {
+  const struct epoch* ep = ctx;
+  check_target(ep->w, ep->e, ep->what);
+}
+
+static void run(enum t_flavor f, enum t_sync s, int e) {
   struct t_win w;
-  t_win_create(&w, f, win_bytes(), 1, MPI_COMM_WORLD);
-  memset(w.base, 0, (size_t)win_bytes());
-  for (int i = 0; i < SRC; i++)
-    w.base[src_off() + i] = (char)t_pattern(t_rank, t_rank, (size_t)i, e + 1000);
-  MPI_Win_sync(w.win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  t_sync_window(&w, f, win_bytes(), src_off(), SRC, e);
 
   char what[96];
-  snprintf(what, sizeof what, "%s/%s", t_flavor_names[f], sync_names[s]);
-  unsigned char* buf = malloc((size_t)t_size * SLOT);
-  unsigned char* got = calloc((size_t)t_size, SRC);
-  MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)t_size * SRC);
-  int nreq = 0;
-  MPI_Group all;
-  MPI_Comm_group(MPI_COMM_WORLD, &all);
-
-  switch (s) {
-    case FLUSH:
-    case FLUSH_ALL:
-    case FLUSH_LOCAL:
-    case REQUEST:
-      MPI_OK(MPI_Win_lock_all(0, w.win));
-      for (int t = 0; t < t_size; t++) {
-        issue(&w, s, t, e, buf, got + (size_t)t * SRC, reqs, &nreq);
-        if (s == FLUSH) MPI_OK(MPI_Win_flush(t, w.win));
-        if (s == FLUSH_LOCAL) MPI_OK(MPI_Win_flush_local(t, w.win));
-      }
-      if (s == FLUSH_ALL) MPI_OK(MPI_Win_flush_all(w.win));
-      for (int i = 0; i < nreq; i++)
-        MPI_OK(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
-      for (int t = 0; t < t_size; t++)
-        check_gets(got + (size_t)t * SRC, t, e, what);
-      if (s == FLUSH || s == FLUSH_ALL) {
-        /* Complete at every target now, before the epoch ends. */
-        MPI_Barrier(MPI_COMM_WORLD);
-        check_target(&w, e, what);
-        MPI_Barrier(MPI_COMM_WORLD);
-      }
-      MPI_OK(MPI_Win_unlock_all(w.win));
-      break;
-    case UNLOCK:
-      for (int t = 0; t < t_size; t++) {
-        MPI_OK(MPI_Win_lock(t % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, t, 0, w.win));
-        issue(&w, s, t, e, buf, got + (size_t)t * SRC, reqs, &nreq);
-        MPI_OK(MPI_Win_unlock(t, w.win));
-        check_gets(got + (size_t)t * SRC, t, e, what);
-      }
-      break;
-    case UNLOCK_ALL:
-      MPI_OK(MPI_Win_lock_all(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        issue(&w, s, t, e, buf, got + (size_t)t * SRC, reqs, &nreq);
-      MPI_OK(MPI_Win_unlock_all(w.win));
-      for (int t = 0; t < t_size; t++)
-        check_gets(got + (size_t)t * SRC, t, e, what);
-      break;
-    case FENCE:
-      MPI_OK(MPI_Win_fence(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        issue(&w, s, t, e, buf, got + (size_t)t * SRC, reqs, &nreq);
-      MPI_OK(MPI_Win_fence(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        check_gets(got + (size_t)t * SRC, t, e, what);
-      break;
-    case PSCW:
-      MPI_OK(MPI_Win_post(all, 0, w.win));
-      MPI_OK(MPI_Win_start(all, 0, w.win));
-      for (int t = 0; t < t_size; t++)
-        issue(&w, s, t, e, buf, got + (size_t)t * SRC, reqs, &nreq);
-      MPI_OK(MPI_Win_complete(w.win));
-      for (int t = 0; t < t_size; t++)
-        check_gets(got + (size_t)t * SRC, t, e, what);
-      MPI_OK(MPI_Win_wait(w.win));
-      break;
-    default:
-      break;
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  check_target(&w, e, what);
-  MPI_Group_free(&all);
-  free(reqs);
-  free(got);
-  free(buf);
+  snprintf(what, sizeof what, "%s/%s", t_flavor_names[f], t_sync_names[s]);
+  struct epoch ep = {&w, s, e, malloc((size_t)t_size * SLOT), calloc((size_t)t_size, SRC), what};
+  struct t_requests reqs = {malloc(sizeof(MPI_Request) * (size_t)t_size * SRC), 0};
+  const struct t_sync_test test = {epoch_issue, epoch_check_gets, epoch_check_target, &ep, 0};
+  t_sync_epoch(w.win, s, &test, &reqs);
+  free(reqs.req);
+  free(ep.got);
+  free(ep.buf);
   t_win_free(&w);
 }
 
@@ -219,8 +170,8 @@ int main(int argc, char** argv) {
   int e = 0;
   const enum t_flavor flavors[] = {T_CREATE, T_DYNAMIC, T_ALLOCATE};
   for (int fi = 0; fi < 3; fi++)
-    for (int s = 0; s < NSYNC; s++)
-      run(flavors[fi], (enum sync)s, e++);
+    for (int s = 0; s < T_NSYNC; s++)
+      run(flavors[fi], (enum t_sync)s, e++);
   free(near);
   return t_finish("cma_batch");
 }

@@ -9,11 +9,9 @@
  * or request completion. Origins check every byte they got when the synchronization promises
  * it, targets every byte of every slot. */
 #include "common.h"
+#include "sync_driver.h"
 
 enum { SRCB = 2 * 1024 * 1024 + 4096 + 77, PUTB = 1024 * 1024 + 333, SMALLGET = 64 };
-enum sync { FLUSH, FLUSH_ALL, FLUSH_LOCAL, UNLOCK, UNLOCK_ALL, FENCE, PSCW, REQUEST, NSYNC };
-static const char* const sync_names[] = {"flush",      "flush_all", "flush_local", "unlock",
-                                         "unlock_all", "fence",     "pscw",        "request"};
 
 /* Window of each rank: a put slot per origin, then a region the owner fills for gets. */
 static MPI_Aint put_off(int o) {
@@ -53,12 +51,12 @@ static MPI_Aint put_size(int k, MPI_Aint at) {
   return at + n > PUTB ? PUTB - at : n;
 }
 
-static void issue(const struct t_win* w, enum sync s, int t, unsigned char* buf, unsigned char* got,
-                  unsigned char* small, MPI_Request* reqs, int* nreq) {
+static void issue(const struct t_win* w, enum t_sync s, int t, unsigned char* buf,
+                  unsigned char* got, unsigned char* small, MPI_Request* reqs, int* nreq) {
   MPI_Aint at, to, n;
   for (int k = 0; get_piece(k, &at, &to, &n); k++) {
     const MPI_Aint d = t_disp(w, t, src_off() + at, 1);
-    if (s == REQUEST)
+    if (s == T_REQUEST)
       MPI_OK(
           MPI_Rget(got + to, (int)n, MPI_BYTE, t, d, (int)n, MPI_BYTE, w->win, &reqs[(*nreq)++]));
     else
@@ -71,7 +69,7 @@ static void issue(const struct t_win* w, enum sync s, int t, unsigned char* buf,
   for (int k = 0; at < PUTB; k++) {
     n = put_size(k, at);
     const MPI_Aint d = t_disp(w, t, put_off(t_rank) + at, 1);
-    if (s == REQUEST)
+    if (s == T_REQUEST)
       MPI_OK(
           MPI_Rput(buf + at, (int)n, MPI_BYTE, t, d, (int)n, MPI_BYTE, w->win, &reqs[(*nreq)++]));
     else
@@ -104,96 +102,51 @@ static void check_target(const struct t_win* w, int e, const char* what) {
   }
 }
 
-static void run(enum t_flavor f, enum sync s, int e) {
+/* What the callbacks of one epoch need. */
+struct epoch {
+  const struct t_win* w;
+  enum t_sync s;
+  int e;
+  unsigned char* buf;   /* PUTB bytes per target */
+  unsigned char* got;   /* SRCB bytes per target */
+  unsigned char* small; /* SMALLGET bytes per target */
+  const char* what;
+};
+
+static void epoch_issue(void* ctx, int t, struct t_requests* reqs) {
+  struct epoch* ep = ctx;
+  issue(ep->w, ep->s, t, ep->buf + (size_t)t * PUTB, ep->got + (size_t)t * SRCB,
+        ep->small + t * SMALLGET, reqs->req, &reqs->n);
+}
+
+static void epoch_check_gets(void* ctx, int t) {
+  const struct epoch* ep = ctx;
+  check_gets(ep->got + (size_t)t * SRCB, ep->small + t * SMALLGET, t, ep->e, ep->what);
+}
+
+static void epoch_check_target(void* ctx) {
+  const struct epoch* ep = ctx;
+  check_target(ep->w, ep->e, ep->what);
+}
+
+static void run(enum t_flavor f, enum t_sync s, int e) {
   struct t_win w;
-  t_win_create(&w, f, win_bytes(), 1, MPI_COMM_WORLD);
-  memset(w.base, 0, (size_t)win_bytes());
-  for (MPI_Aint i = 0; i < SRCB; i++)
-    w.base[src_off() + i] = (char)t_pattern(t_rank, t_rank, (size_t)i, e + 1000);
-  MPI_Win_sync(w.win);
-  MPI_Barrier(MPI_COMM_WORLD);
+  t_sync_window(&w, f, win_bytes(), src_off(), SRCB, e);
 
   char what[96];
-  snprintf(what, sizeof what, "%s/%s", t_flavor_names[f], sync_names[s]);
+  snprintf(what, sizeof what, "%s/%s", t_flavor_names[f], t_sync_names[s]);
   unsigned char* buf = malloc((size_t)t_size * PUTB);
   for (int t = 0; t < t_size; t++)
     for (MPI_Aint i = 0; i < PUTB; i++)
       buf[(size_t)t * PUTB + (size_t)i] = t_pattern(t_rank, t, (size_t)i, e);
   unsigned char* got = calloc((size_t)t_size, SRCB);
   unsigned char* small = calloc((size_t)t_size, SMALLGET);
-  MPI_Request* reqs = malloc(sizeof(MPI_Request) * (size_t)t_size * 256);
-  int nreq = 0;
-  MPI_Group all;
-  MPI_Comm_group(MPI_COMM_WORLD, &all);
-#define ISSUE(t) \
-  issue(&w, s, t, buf + (size_t)(t)*PUTB, got + (size_t)(t)*SRCB, small + (t)*SMALLGET, reqs, &nreq)
-#define CHECK_GETS(t) check_gets(got + (size_t)(t)*SRCB, small + (t)*SMALLGET, t, e, what)
-
-  switch (s) {
-    case FLUSH:
-    case FLUSH_ALL:
-    case FLUSH_LOCAL:
-    case REQUEST:
-      MPI_OK(MPI_Win_lock_all(0, w.win));
-      for (int t = 0; t < t_size; t++) {
-        ISSUE(t);
-        if (s == FLUSH) MPI_OK(MPI_Win_flush(t, w.win));
-        if (s == FLUSH_LOCAL) MPI_OK(MPI_Win_flush_local(t, w.win));
-        if (s == FLUSH || s == FLUSH_LOCAL) CHECK_GETS(t);
-      }
-      if (s == FLUSH_ALL) MPI_OK(MPI_Win_flush_all(w.win));
-      for (int i = 0; i < nreq; i++)
-        MPI_OK(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
-      for (int t = 0; t < t_size; t++)
-        CHECK_GETS(t);
-      if (s == FLUSH || s == FLUSH_ALL) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        check_target(&w, e, what);
-        MPI_Barrier(MPI_COMM_WORLD);
-      }
-      MPI_OK(MPI_Win_unlock_all(w.win));
-      break;
-    case UNLOCK:
-      for (int t = 0; t < t_size; t++) {
-        MPI_OK(MPI_Win_lock(t % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, t, 0, w.win));
-        ISSUE(t);
-        MPI_OK(MPI_Win_unlock(t, w.win));
-        CHECK_GETS(t);
-      }
-      break;
-    case UNLOCK_ALL:
-      MPI_OK(MPI_Win_lock_all(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        ISSUE(t);
-      MPI_OK(MPI_Win_unlock_all(w.win));
-      for (int t = 0; t < t_size; t++)
-        CHECK_GETS(t);
-      break;
-    case FENCE:
-      MPI_OK(MPI_Win_fence(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        ISSUE(t);
-      MPI_OK(MPI_Win_fence(0, w.win));
-      for (int t = 0; t < t_size; t++)
-        CHECK_GETS(t);
-      break;
-    case PSCW:
-      MPI_OK(MPI_Win_post(all, 0, w.win));
-      MPI_OK(MPI_Win_start(all, 0, w.win));
-      for (int t = 0; t < t_size; t++)
-        ISSUE(t);
-      MPI_OK(MPI_Win_complete(w.win));
-      for (int t = 0; t < t_size; t++)
-        CHECK_GETS(t);
-      MPI_OK(MPI_Win_wait(w.win));
-      break;
-    default:
-      break;
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  check_target(&w, e, what);
-  MPI_Group_free(&all);
-  free(reqs);
+  struct epoch ep = {&w, s, e, buf, got, small, what};
+  struct t_requests reqs = {malloc(sizeof(MPI_Request) * (size_t)t_size * 256), 0};
+  /* Gets are checked as soon as a flush or flush_local promises them. */
+  const struct t_sync_test test = {epoch_issue, epoch_check_gets, epoch_check_target, &ep, 1};
+  t_sync_epoch(w.win, s, &test, &reqs);
+  free(reqs.req);
   free(small);
   free(got);
   free(buf);
@@ -206,8 +159,8 @@ int main(int argc, char** argv) {
   int e = 0;
   const enum t_flavor flavors[] = {T_CREATE, T_DYNAMIC, T_ALLOCATE};
   for (int fi = 0; fi < 3; fi++)
-    for (int s = 0; s < NSYNC; s++)
-      run(flavors[fi], (enum sync)s, e++);
+    for (int s = 0; s < T_NSYNC; s++)
+      run(flavors[fi], (enum t_sync)s, e++);
   if (t_rank == 0) printf("cma_large: OK\n");
   MPI_Finalize();
   return 0;
