@@ -35,6 +35,7 @@ struct Deferred {
   std::vector<char> data;    // a payload that came separately (accumulates)
   bool layout_posted = false;
   bool payload_posted = false;
+  am::Buffer reply;      // the reply being built: batched gets' data, then the operation's
   bool replied = false;  // the operation answered the origin itself
   int status = 0;        // error class of the operation
 };
@@ -77,7 +78,7 @@ struct AmState {
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
-  std::vector<char> scratch_batch;  // the batched operations of the request being issued
+  std::vector<OpElem*> scratch_gets;  // the gets batched in the request being issued
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};

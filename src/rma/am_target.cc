@@ -53,6 +53,10 @@ bool reply_inline(uint64_t bytes) {
   return bytes <= config().eager_limit;
 }
 
+bool returns_data(Kind k) {
+  return k == Kind::kGet || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
+}
+
 }  // namespace
 
 TargetView Window::self_view() const {
@@ -285,15 +289,17 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 }
 
 // The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
-// They answer nothing: the first error waits for the origin's next acknowledgement.
-void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
+// Puts and accumulates answer nothing: the first error waits for the origin's next
+// acknowledgement. Gets copy their data into `reply`, one after the other (zeros for a get that
+// fails: the reply's status tells its error).
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* reply) {
   const TargetView self = self_view();
   std::vector<char>& operand = am_->scratch_operand;
   for (uint64_t at = 0; at < bytes;) {
     am::BatchedOp b;
     std::memcpy(&b, p + at, sizeof b);
     const char* data = p + at + sizeof b;
-    at += am::batched_record_bytes(b.bytes);
+    at += am::batched_record_bytes(b.kind, b.bytes);
     if (!b.bytes) continue;
     dt::TypeInfo& t = am_->scratch_type;  // one dense run of b.bytes
     t.blocks.assign(1, dt::Block{0, static_cast<MPI_Aint>(b.bytes)});
@@ -307,7 +313,13 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     Status st = check_where(view, b.where, 1, t);
-    if (st.ok() && b.kind == Kind::kPut) {
+    if (b.kind == Kind::kGet) {
+      if (st.ok())
+        std::memcpy(reply, direct_address(view, b.where), b.bytes);
+      else
+        std::memset(reply, 0, b.bytes);
+      reply += b.bytes;
+    } else if (st.ok() && b.kind == Kind::kPut) {
       std::memcpy(direct_address(view, b.where), data, b.bytes);
     } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
       st = Err(MPI_ERR_TYPE, "osprey: a batched accumulate names no basic type");
@@ -331,9 +343,27 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
   }
 }
 
+// Answers request r with the reply built in d.reply (batched gets' data, then the operation's
+// own inline data), or one without data.
+void Window::am_reply(am::Endpoint& ep, int src, const am::Request& r, int status, Deferred& d) {
+  if (d.reply.empty()) d.reply = ep.buffer();
+  if (d.reply.size() < sizeof(am::Reply)) d.reply.resize(sizeof(am::Reply));
+  ep.send_reply(src, r.reply_tag, status, std::move(d.reply));
+  d.reply.clear();
+  d.replied = true;
+}
+
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
-  if (r.flags & am::kBatched) am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes);
+  // The reply is built in place: the batched gets' data, then this operation's inline data.
+  const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
+  if (r.batch_reply || own_inline) {
+    d.reply = ep.buffer();
+    d.reply.resize(sizeof(am::Reply) + r.batch_reply + (own_inline ? r.bytes : 0));
+  }
+  if (r.flags & am::kBatched)
+    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes,
+                 d.reply.data() + sizeof(am::Reply));
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);
@@ -350,32 +380,30 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   std::vector<char>& old = am_->scratch_old;
   operand.clear();
   old.clear();
-  // Data for the origin: window memory is sent from where it is (the origin's epoch here ends
-  // only once that send completed, see am_retire); anything else is packed into a buffer the
-  // endpoint keeps until the send completes.
+  // Data for the origin: inline, packed straight into the reply; else window memory is sent
+  // from where it is (the origin's epoch here ends only once that send completed, see
+  // am_retire), anything else packed into a buffer the endpoint keeps until the send completes.
   auto send_data_reply = [&](const void* base, MPI_Count count, const dt::TypeInfo& layout,
                              bool from_window) {
     // The first error wins: an earlier batched operation's, then this request's.
     const int status = os.error ? os.error : st.ok() ? 0 : st.cls;
     os.error = 0;
-    if (st.ok() && !reply_inline(r.bytes)) {
-      ep.reply(src, r.reply_tag, status, nullptr, 0);
-      if (from_window) {
-        ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
-      } else {
-        std::vector<char> packed(r.bytes);
-        dt::pack(packed.data(), base, count, layout);
-        ep.send_owned(src, r.data_tag + 2, std::move(packed));
-      }
-    } else if (st.ok()) {
-      std::vector<char> packed(r.bytes);
-      dt::pack(packed.data(), base, count, layout);
-      am::Endpoint::Part part{packed.data(), packed.size()};
-      ep.reply(src, r.reply_tag, status, &part, 1);
-    } else {
-      ep.reply(src, r.reply_tag, status, nullptr, 0);
+    if (st.ok() && own_inline) {
+      dt::pack(d.reply.data() + sizeof(am::Reply) + r.batch_reply, base, count, layout);
+      am_reply(ep, src, r, status, d);
+      return;
     }
-    d.replied = true;
+    if (own_inline) d.reply.resize(sizeof(am::Reply) + r.batch_reply);  // no data after all
+    am_reply(ep, src, r, status, d);
+    if (!st.ok()) return;
+    if (from_window) {
+      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
+    } else {
+      am::Buffer packed = ep.buffer();
+      packed.resize(r.bytes);
+      dt::pack(packed.data(), base, count, layout);
+      ep.send_owned(src, r.data_tag + 2, std::move(packed));
+    }
   };
   if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {
     if (op != dt::Op::kNoOp) {
@@ -451,8 +479,9 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
   if (r.flags & am::kUnlock)
     shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
   if (!d.replied && r.reply_tag) {
-    ep.reply(src, r.reply_tag, os.error ? os.error : d.status, nullptr, 0);
+    const int status = os.error ? os.error : d.status;
     os.error = 0;
+    am_reply(ep, src, r, status, d);
   }
   return true;
 }
