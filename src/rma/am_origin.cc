@@ -245,9 +245,27 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   am::Endpoint& ep = endpoint();
   const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
   const bool inline_reply = reply_inline(result_bytes);
-  op->reply.resize(sizeof(am::Reply) + op->batch_reply + (inline_reply ? result_bytes : 0));
-  op->reply_in =
-      am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
+  const uint64_t own = inline_reply ? result_bytes : 0;
+  // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
+  // data into their buffers, then this operation's own data.
+  op->scattered = op->batch_reply >= am::kDirectReplyMin &&
+                  std::all_of(op->batch_gets.begin(), op->batch_gets.end(),
+                              [](const OpElem* g) { return g->otype->dense; });
+  if (op->scattered) {
+    op->reply.resize(sizeof(am::Reply) + own);
+    std::vector<am::Piece>& pieces = am_->scratch_pieces;
+    pieces.clear();
+    pieces.push_back({op->reply.data(), sizeof(am::Reply)});
+    for (const OpElem* g : op->batch_gets)
+      pieces.push_back({static_cast<const char*>(g->origin) + g->otype->true_lb, g->bytes});
+    pieces.push_back({op->reply.data() + sizeof(am::Reply), own});
+    op->reply_in = am::Transfer::receive(ep.comm(), te->rank, op->tags, pieces.data(),
+                                         static_cast<int>(pieces.size()));
+  } else {
+    op->reply.resize(sizeof(am::Reply) + op->batch_reply + own);
+    op->reply_in =
+        am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
+  }
   if (result_bytes && !inline_reply) {
     void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
     const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
@@ -402,6 +420,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     }
   }
   *reply = static_cast<uint32_t>(reply_bytes);
+  o->batch_gets.assign(batched_gets.begin(), batched_gets.end());
   return o;
 }
 
@@ -475,7 +494,6 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o->in_batch = o->kind == Kind::kGet;
       --te->pending;
     }
-    carrier->batch_gets.assign(am_->scratch_gets.begin(), am_->scratch_gets.end());
     --te->pending;
     carried = carried || last;
     o = o->next;
@@ -497,6 +515,7 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
   uint64_t left = rep.bytes;
   if (op->batch_reply && left >= op->batch_reply) {
     for (OpElem* g : op->batch_gets) {
+      if (op->scattered) continue;
       dt::unpack(const_cast<void*>(g->origin), g->ocount, *g->otype, data);
       data += g->bytes;
     }

@@ -36,6 +36,7 @@ struct Deferred {
   bool layout_posted = false;
   bool payload_posted = false;
   am::Buffer reply;      // the reply being built: batched gets' data, then the operation's
+  std::vector<am::Piece> pieces;  // batched gets' data sent from window memory (else in reply)
   bool replied = false;  // the operation answered the origin itself
   int status = 0;        // error class of the operation
 };
@@ -79,6 +80,7 @@ struct AmState {
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
   std::vector<OpElem*> scratch_gets;  // the gets batched in the request being issued
+  std::vector<am::Piece> scratch_pieces;  // where a reply scatters
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};

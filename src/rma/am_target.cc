@@ -290,9 +290,12 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 
 // The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
 // Puts and accumulates answer nothing: the first error waits for the origin's next
-// acknowledgement. Gets copy their data into `reply`, one after the other (zeros for a get that
-// fails: the reply's status tells its error).
-void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* reply) {
+// acknowledgement. Gets copy their data into `reply`, one after the other, or, with `pieces`,
+// name where it lies for the reply to send from there (zeros for a get that fails: the reply's
+// status tells its error).
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* reply,
+                          std::vector<am::Piece>* pieces) {
+  static const char zeros[am::kBatchedGetMax] = {};
   const TargetView self = self_view();
   std::vector<char>& operand = am_->scratch_operand;
   for (uint64_t at = 0; at < bytes;) {
@@ -313,7 +316,9 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* 
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     Status st = check_where(view, b.where, 1, t);
-    if (b.kind == Kind::kGet) {
+    if (b.kind == Kind::kGet && pieces) {
+      pieces->push_back({st.ok() ? direct_address(view, b.where) : zeros, b.bytes});
+    } else if (b.kind == Kind::kGet) {
       if (st.ok())
         std::memcpy(reply, direct_address(view, b.where), b.bytes);
       else
@@ -343,12 +348,17 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* 
   }
 }
 
-// Answers request r with the reply built in d.reply (batched gets' data, then the operation's
-// own inline data), or one without data.
-void Window::am_reply(am::Endpoint& ep, int src, const am::Request& r, int status, Deferred& d) {
+// Answers request r with the reply built in d.reply (batched gets' data, or where it lies in
+// d.pieces, then the operation's own inline data), or one without data.
+void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                      int status, Deferred& d) {
   if (d.reply.empty()) d.reply = ep.buffer();
   if (d.reply.size() < sizeof(am::Reply)) d.reply.resize(sizeof(am::Reply));
-  ep.send_reply(src, r.reply_tag, status, std::move(d.reply));
+  if (d.pieces.empty())
+    ep.send_reply(src, r.reply_tag, status, std::move(d.reply));
+  else
+    ep.send_reply(src, r.reply_tag, status, std::move(d.reply), d.pieces.data(),
+                  static_cast<int>(d.pieces.size()), &os.window_sends);
   d.reply.clear();
   d.replied = true;
 }
@@ -356,14 +366,21 @@ void Window::am_reply(am::Endpoint& ep, int src, const am::Request& r, int statu
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
   // The reply is built in place: the batched gets' data, then this operation's inline data.
+  // Large batches of gets go out from window memory (packet.h, kDirectReplyMin), unless the
+  // reply would go only once the request retires and ends the origin's epoch here: the lock
+  // is released then, and the memory may change under the send.
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
+  const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
+  const bool gather =
+      r.batch_reply >= am::kDirectReplyMin && (returns_data(r.kind) || !ends_epoch);
+  const uint32_t copied = gather ? 0 : r.batch_reply;
   if (r.batch_reply || own_inline) {
     d.reply = ep.buffer();
-    d.reply.resize(sizeof(am::Reply) + r.batch_reply + (own_inline ? r.bytes : 0));
+    d.reply.resize(sizeof(am::Reply) + copied + (own_inline ? r.bytes : 0));
   }
   if (r.flags & am::kBatched)
     am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes,
-                 d.reply.data() + sizeof(am::Reply));
+                 d.reply.data() + sizeof(am::Reply), copied ? nullptr : &d.pieces);
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);
@@ -389,12 +406,12 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     const int status = os.error ? os.error : st.ok() ? 0 : st.cls;
     os.error = 0;
     if (st.ok() && own_inline) {
-      dt::pack(d.reply.data() + sizeof(am::Reply) + r.batch_reply, base, count, layout);
-      am_reply(ep, src, r, status, d);
+      dt::pack(d.reply.data() + sizeof(am::Reply) + copied, base, count, layout);
+      am_reply(ep, src, os, r, status, d);
       return;
     }
-    if (own_inline) d.reply.resize(sizeof(am::Reply) + r.batch_reply);  // no data after all
-    am_reply(ep, src, r, status, d);
+    if (own_inline) d.reply.resize(sizeof(am::Reply) + copied);  // no data after all
+    am_reply(ep, src, os, r, status, d);
     if (!st.ok()) return;
     if (from_window) {
       ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
@@ -481,7 +498,7 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
   if (!d.replied && r.reply_tag) {
     const int status = os.error ? os.error : d.status;
     os.error = 0;
-    am_reply(ep, src, r, status, d);
+    am_reply(ep, src, os, r, status, d);
   }
   return true;
 }

@@ -58,6 +58,7 @@ struct OpElem {
   std::vector<OpElem*> batch_gets;
   uint32_t batch_reply = 0;
   bool in_batch = false;     // a get in another request's batch: completed by that request
+  bool scattered = false;    // its reply put the batched gets' data in place itself
   std::vector<char> staged;  // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool

@@ -255,6 +255,31 @@ void Endpoint::send_reply(int dest, int tag, int status, Buffer&& buf) {
   ++stats_.replies;
 }
 
+void Endpoint::send_reply(int dest, int tag, int status, Buffer&& buf, const Piece* pieces,
+                          int n, uint32_t* pending) {
+  progress::EngineLock g(mu_);
+  Reply h{};
+  h.status = status;
+  h.credits_back = credits_.take_owed(dest);
+  h.bytes = buf.size() - sizeof h;
+  for (int i = 0; i < n; ++i)
+    h.bytes += pieces[i].n;
+  std::memcpy(buf.data(), &h, sizeof h);
+  std::vector<Piece> all;
+  all.reserve(static_cast<std::size_t>(n) + 2);
+  all.push_back({buf.data(), sizeof h});
+  all.insert(all.end(), pieces, pieces + n);
+  all.push_back({buf.data() + sizeof h, buf.size() - sizeof h});
+  Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
+  o.type = pieces_type(all.data(), static_cast<int>(all.size()));
+  o.pending = pending;
+  PMPI_Isend(MPI_BOTTOM, 1, o.type, dest, tag, comm_, &o.req);
+  ++*pending;
+  counted_.push_back(std::move(o));
+  note_queues();
+  ++stats_.replies;
+}
+
 void Endpoint::send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned) {
   System s{};
   s.kind = kind;

@@ -27,6 +27,7 @@
 #include "transport/am/buffer.h"
 #include "transport/am/credits.h"
 #include "transport/am/packet.h"
+#include "transport/am/transfer.h"
 
 namespace osprey::am {
 
@@ -66,10 +67,7 @@ class Endpoint {
 
   // Sends a request (header plus `n` payload parts). Returns false, sending nothing, if no
   // credit toward `dest` is available (and asks for more); the caller polls and retries.
-  struct Part {
-    const void* p;
-    std::size_t n;
-  };
+  using Part = Piece;
   bool try_request(int dest, Request& r, const Part* parts, int n);
   // The same in two steps, for a caller that must prepare (post the reply receives) only once
   // the request is sure to go: reserve() takes a credit (false: none, and asks for more);
@@ -88,6 +86,10 @@ class Endpoint {
   void reply(int dest, int tag, int status, const Part* parts, int n);
   // The same, built in `buf`: room for the Reply header, then the data.
   void send_reply(int dest, int tag, int status, Buffer&& buf);
+  // The same with data gathered from `pieces` (window memory) between the header and the rest
+  // of `buf`, sent from where it lies; counted in *pending until the send completes.
+  void send_reply(int dest, int tag, int status, Buffer&& buf, const Piece* pieces, int n,
+                  uint32_t* pending);
   // A reply from `src` arrived at this origin: takes the credits it returns.
   void on_reply(int src, const Reply& r);
 

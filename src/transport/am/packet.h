@@ -111,8 +111,13 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
 // own: the batch copies their data twice more). Gets up to kBatchedGetMax, as long as the
 // reply of one batch stays within kBatchReplyMax.
 constexpr uint32_t kBatchedOpMax = 1024;
-constexpr uint32_t kBatchedGetMax = 4096;
-constexpr uint32_t kBatchReplyMax = 64 * 1024;
+constexpr uint32_t kBatchedGetMax = 64 * 1024;
+constexpr uint32_t kBatchReplyMax = 256 * 1024;
+// From this size on, the batched gets' data is gathered by the host straight from window
+// memory and scattered straight into the origin's buffers (a host datatype over the pieces on
+// each side, which costs more than copying a few small pieces). Each side decides for itself:
+// the bytes on the wire are the same.
+constexpr uint32_t kDirectReplyMin = 16 * 1024;
 
 // A target layout on the wire: one element's data blocks as the origin decoded them (its
 // description, not its runs): one strided record (a vector, a 2-D subarray, ...), a list of
