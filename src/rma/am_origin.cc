@@ -523,8 +523,8 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
   }
   for (OpElem* g : op->batch_gets)
     am_complete(g);
-  if (rep.status) {
-    if (!am_->error) am_->error = rep.status;
+  if (rep.status && !am_->error) am_->error = rep.status;
+  if (!(rep.flags & am::kReplyData)) {
     op->reply_data.cancel();  // no data will come
   } else if (left) {
     if (op->kind == Kind::kGet)
@@ -535,8 +535,8 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
 }
 
 bool Window::am_test(OpElem* op) {
+  if (op->in_batch) return false;  // its carrier completes and frees it
   if (op->state != OpElem::State::kIssued) return op->state == OpElem::State::kDone;
-  if (op->in_batch) return false;  // its carrier completes it
   if (!op->payload.test() || !op->layout_send.test()) return false;
   if (op->expects_reply && !op->reply_seen) {
     if (!op->reply_in.test()) return false;

@@ -350,14 +350,14 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* 
 
 // Answers request r with the reply built in d.reply (batched gets' data, or where it lies in
 // d.pieces, then the operation's own inline data), or one without data.
-void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
-                      int status, Deferred& d) {
+void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
+                      uint16_t flags, Deferred& d) {
   if (d.reply.empty()) d.reply = ep.buffer();
   if (d.reply.size() < sizeof(am::Reply)) d.reply.resize(sizeof(am::Reply));
   if (d.pieces.empty())
-    ep.send_reply(src, r.reply_tag, status, std::move(d.reply));
+    ep.send_reply(src, r.reply_tag, status, flags, std::move(d.reply));
   else
-    ep.send_reply(src, r.reply_tag, status, std::move(d.reply), d.pieces.data(),
+    ep.send_reply(src, r.reply_tag, status, flags, std::move(d.reply), d.pieces.data(),
                   static_cast<int>(d.pieces.size()), &os.window_sends);
   d.reply.clear();
   d.replied = true;
@@ -371,16 +371,15 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   // is released then, and the memory may change under the send.
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
   const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
-  const bool gather =
-      r.batch_reply >= am::kDirectReplyMin && (returns_data(r.kind) || !ends_epoch);
+  const bool gather = r.batch_reply >= am::kDirectReplyMin && (returns_data(r.kind) || !ends_epoch);
   const uint32_t copied = gather ? 0 : r.batch_reply;
   if (r.batch_reply || own_inline) {
     d.reply = ep.buffer();
     d.reply.resize(sizeof(am::Reply) + copied + (own_inline ? r.bytes : 0));
   }
   if (r.flags & am::kBatched)
-    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes,
-                 d.reply.data() + sizeof(am::Reply), copied ? nullptr : &d.pieces);
+    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, d.reply.data() + sizeof(am::Reply),
+                 copied ? nullptr : &d.pieces);
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);
@@ -407,11 +406,11 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     os.error = 0;
     if (st.ok() && own_inline) {
       dt::pack(d.reply.data() + sizeof(am::Reply) + copied, base, count, layout);
-      am_reply(ep, src, os, r, status, d);
+      am_reply(ep, src, os, r, status, am::kReplyData, d);
       return;
     }
     if (own_inline) d.reply.resize(sizeof(am::Reply) + copied);  // no data after all
-    am_reply(ep, src, os, r, status, d);
+    am_reply(ep, src, os, r, status, st.ok() ? am::kReplyData : 0, d);
     if (!st.ok()) return;
     if (from_window) {
       ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
@@ -498,7 +497,7 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
   if (!d.replied && r.reply_tag) {
     const int status = os.error ? os.error : d.status;
     os.error = 0;
-    am_reply(ep, src, os, r, status, d);
+    am_reply(ep, src, os, r, status, 0, d);
   }
   return true;
 }

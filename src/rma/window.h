@@ -296,7 +296,7 @@ class Window {
   void am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* reply,
                     std::vector<am::Piece>* pieces);
   void am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
-                Deferred& d);
+                uint16_t flags, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;

@@ -34,3 +34,4 @@ osprey_mpi_variant(credits.thread_interleavings thread_interleavings MODES am
 osprey_mpi_test(am_batch mpi/am_batch.c)
 osprey_mpi_variant(credits.am_batch am_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
+osprey_mpi_test(am_get_batch mpi/am_get_batch.c)

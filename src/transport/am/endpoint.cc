@@ -238,13 +238,14 @@ void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
     buf = take_buffer(0);
   }
   assemble(buf, Reply{}, parts, n);
-  send_reply(dest, tag, status, std::move(buf));
+  send_reply(dest, tag, status, n ? kReplyData : 0, std::move(buf));
 }
 
-void Endpoint::send_reply(int dest, int tag, int status, Buffer&& buf) {
+void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf) {
   progress::EngineLock g(mu_);
   Reply h{};
   h.status = status;
+  h.flags = flags;
   h.credits_back = credits_.take_owed(dest);
   h.bytes = buf.size() - sizeof h;
   std::memcpy(buf.data(), &h, sizeof h);
@@ -255,11 +256,12 @@ void Endpoint::send_reply(int dest, int tag, int status, Buffer&& buf) {
   ++stats_.replies;
 }
 
-void Endpoint::send_reply(int dest, int tag, int status, Buffer&& buf, const Piece* pieces,
-                          int n, uint32_t* pending) {
+void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf,
+                          const Piece* pieces, int n, uint32_t* pending) {
   progress::EngineLock g(mu_);
   Reply h{};
   h.status = status;
+  h.flags = flags;
   h.credits_back = credits_.take_owed(dest);
   h.bytes = buf.size() - sizeof h;
   for (int i = 0; i < n; ++i)

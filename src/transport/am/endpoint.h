@@ -85,11 +85,11 @@ class Endpoint {
   // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
   void reply(int dest, int tag, int status, const Part* parts, int n);
   // The same, built in `buf`: room for the Reply header, then the data.
-  void send_reply(int dest, int tag, int status, Buffer&& buf);
+  void send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf);
   // The same with data gathered from `pieces` (window memory) between the header and the rest
   // of `buf`, sent from where it lies; counted in *pending until the send completes.
-  void send_reply(int dest, int tag, int status, Buffer&& buf, const Piece* pieces, int n,
-                  uint32_t* pending);
+  void send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf, const Piece* pieces,
+                  int n, uint32_t* pending);
   // A reply from `src` arrived at this origin: takes the credits it returns.
   void on_reply(int src, const Reply& r);
 

@@ -141,13 +141,18 @@ struct LayoutStrided {  // kBlocks: `count` of these follow the head
 };
 
 // A reply: an acknowledgement, possibly with data (inline if small).
+// The status is the first error since the origin's last acknowledgement, perhaps of an earlier
+// operation: whether this one's own data comes (inline or separately) is told apart.
 struct Reply {
-  int32_t status;  // MPI error class of the request (0: success)
+  int32_t status;  // MPI error class (0: success)
   uint16_t credits_back;
   uint16_t flags;
   uint64_t bytes;  // inline data bytes that follow
 };
 static_assert(sizeof(Reply) == 16);
+enum : uint16_t {
+  kReplyData = 1 << 0,  // the operation succeeded: its data comes
+};
 
 // System messages (credits): tag kSystemTag, outside the credit scheme. Requests and
 // revocations are one in flight per direction and peer.
