@@ -248,7 +248,7 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   const uint64_t own = inline_reply ? result_bytes : 0;
   // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
   // data into their buffers, then this operation's own data.
-  op->scattered = op->batch_reply >= am::kDirectReplyMin &&
+  op->scattered = am::direct_reply(op->batch_reply, op->batch_gets.size()) &&
                   std::all_of(op->batch_gets.begin(), op->batch_gets.end(),
                               [](const OpElem* g) { return g->otype->dense; });
   if (op->scattered) {

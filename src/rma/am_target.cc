@@ -290,11 +290,10 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 
 // The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
 // Puts and accumulates answer nothing: the first error waits for the origin's next
-// acknowledgement. Gets copy their data into `reply`, one after the other, or, with `pieces`,
-// name where it lies for the reply to send from there (zeros for a get that fails: the reply's
-// status tells its error).
-void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* reply,
-                          std::vector<am::Piece>* pieces) {
+// acknowledgement. Gets name where their data lies, in `gets` (zeros for a get that fails: the
+// reply's status tells its error).
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
+                          std::vector<am::Piece>* gets) {
   static const char zeros[am::kBatchedGetMax] = {};
   const TargetView self = self_view();
   std::vector<char>& operand = am_->scratch_operand;
@@ -316,14 +315,8 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, char* 
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     Status st = check_where(view, b.where, 1, t);
-    if (b.kind == Kind::kGet && pieces) {
-      pieces->push_back({st.ok() ? direct_address(view, b.where) : zeros, b.bytes});
-    } else if (b.kind == Kind::kGet) {
-      if (st.ok())
-        std::memcpy(reply, direct_address(view, b.where), b.bytes);
-      else
-        std::memset(reply, 0, b.bytes);
-      reply += b.bytes;
+    if (b.kind == Kind::kGet) {
+      gets->push_back({st.ok() ? direct_address(view, b.where) : zeros, b.bytes});
     } else if (st.ok() && b.kind == Kind::kPut) {
       std::memcpy(direct_address(view, b.where), data, b.bytes);
     } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
@@ -366,20 +359,29 @@ void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Requ
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
   // The reply is built in place: the batched gets' data, then this operation's inline data.
-  // Large batches of gets go out from window memory (packet.h, kDirectReplyMin), unless the
-  // reply would go only once the request retires and ends the origin's epoch here: the lock
-  // is released then, and the memory may change under the send.
+  // The batch runs first; its gets say where their data lies. Large batches send it from
+  // there (packet.h, direct_reply), unless the reply would go only once the request retires
+  // and ends the origin's epoch here: the lock is released then, and the memory may change
+  // under the send. Else it is copied into the reply now.
+  if (r.flags & am::kBatched)
+    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, &d.pieces);
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
   const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
-  const bool gather = r.batch_reply >= am::kDirectReplyMin && (returns_data(r.kind) || !ends_epoch);
+  const bool gather =
+      am::direct_reply(r.batch_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch);
   const uint32_t copied = gather ? 0 : r.batch_reply;
   if (r.batch_reply || own_inline) {
     d.reply = ep.buffer();
     d.reply.resize(sizeof(am::Reply) + copied + (own_inline ? r.bytes : 0));
   }
-  if (r.flags & am::kBatched)
-    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, d.reply.data() + sizeof(am::Reply),
-                 copied ? nullptr : &d.pieces);
+  if (!gather) {
+    char* to = d.reply.data() + sizeof(am::Reply);
+    for (const am::Piece& p : d.pieces) {
+      std::memcpy(to, p.p, p.n);
+      to += p.n;
+    }
+    d.pieces.clear();
+  }
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);

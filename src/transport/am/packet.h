@@ -113,11 +113,14 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
 constexpr uint32_t kBatchedOpMax = 1024;
 constexpr uint32_t kBatchedGetMax = 64 * 1024;
 constexpr uint32_t kBatchReplyMax = 256 * 1024;
-// From this size on, the batched gets' data is gathered by the host straight from window
-// memory and scattered straight into the origin's buffers (a host datatype over the pieces on
-// each side, which costs more than copying a few small pieces). Each side decides for itself:
-// the bytes on the wire are the same.
-constexpr uint32_t kDirectReplyMin = 16 * 1024;
+// Whether the `bytes` that `gets` batched gets return are gathered by the host straight from
+// window memory and scattered straight into the origin's buffers (a host datatype over the
+// pieces on each side), rather than copied into the reply and out of it: for large batches of
+// pieces of 1 KiB or more (small pieces cost the host more per byte than a copy). Each side
+// decides for itself: the bytes on the wire are the same.
+constexpr bool direct_reply(uint64_t bytes, uint64_t gets) {
+  return bytes >= 16 * 1024 && bytes >= gets * 1024;
+}
 
 // A target layout on the wire: one element's data blocks as the origin decoded them (its
 // description, not its runs): one strided record (a vector, a 2-D subarray, ...), a list of
