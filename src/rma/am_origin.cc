@@ -292,8 +292,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   // rest.
   const bool separate_layout = layout.size() > (ep.slot_bytes() - batch) / 2;
   const bool separate_data =
-      carries_data && (op->bytes > config().eager_limit ||
-                       op->bytes > ep.inline_room((separate_layout ? 0 : layout.size()) + batch));
+      carries_data && op->bytes > ep.inline_room((separate_layout ? 0 : layout.size()) + batch);
   if (batch) {
     r.flags |= am::kBatched;
     r.batch_bytes = static_cast<uint32_t>(batch);

@@ -25,9 +25,7 @@ Endpoint::Endpoint(MPI_Comm comm, Handler* h) : comm_(comm), handler_(h) {
   PMPI_Comm_rank(comm_, &me_);
   PMPI_Comm_size(comm_, &size_);
   const Config& c = config();
-  // Room for an inline payload or a batch of short operations, whichever is larger.
-  const std::size_t room = std::max<std::size_t>(c.eager_limit, kBatchSpace);
-  slot_bytes_ = (sizeof(Request) + 32 + 1024 + room + 63) / 64 * 64;
+  slot_bytes_ = (sizeof(Request) + 32 + 1024 + c.eager_limit + 63) / 64 * 64;
   // Credits cover the whole receive space, but only a few receives stay posted: the host
   // compares every arriving message (replies included) with each posted wildcard receive.
   // Requests beyond them wait in the host's queue until a slot is reposted, and credits

@@ -108,12 +108,9 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
   return sizeof(BatchedOp) + (k == Kind::kGet ? 0 : (uint64_t{data} + 7u) / 8u * 8u);
 }
 // Puts and accumulates up to this size may be batched (larger ones are cheaper sent on their
-// own, straight into place: a batch copies its data once more at the target). Gets up to
-// kBatchedGetMax, as long as the reply of one batch stays within kBatchReplyMax.
-constexpr uint32_t kBatchedOpMax = 2048;
-// Bytes of batched records a request may carry (more than one operation's inline payload,
-// OSPREY_EAGER_LIMIT: a batch of puts of a few KiB is cheaper as one message).
-constexpr uint32_t kBatchSpace = 16 * 1024;
+// own: the batch copies their data twice more). Gets up to kBatchedGetMax, as long as the
+// reply of one batch stays within kBatchReplyMax.
+constexpr uint32_t kBatchedOpMax = 1024;
 constexpr uint32_t kBatchedGetMax = 64 * 1024;
 constexpr uint32_t kBatchReplyMax = 256 * 1024;
 // Whether the `bytes` that `gets` batched gets return are gathered by the host straight from
