@@ -178,7 +178,7 @@ OpElem* Window::am_sync_elem(AmGuard& g, TargetElem* te) {
     if (te->sync_busy) am_pause(g, b);
   }
   OpElem* op = &te->sync_op;
-  std::vector<char> reply = std::move(op->reply);
+  am::Buffer reply = std::move(op->reply);
   *op = OpElem{};
   op->reply = std::move(reply);
   op->embedded = true;
@@ -245,9 +245,27 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   am::Endpoint& ep = endpoint();
   const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
   const bool inline_reply = reply_inline(result_bytes);
-  op->reply.resize(sizeof(am::Reply) + (inline_reply ? result_bytes : 0));
-  op->reply_in =
-      am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
+  const uint64_t own = inline_reply ? result_bytes : 0;
+  // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
+  // data into their buffers, then this operation's own data.
+  op->scattered = am::direct_reply(op->batch_reply, op->batch_gets.size()) &&
+                  std::all_of(op->batch_gets.begin(), op->batch_gets.end(),
+                              [](const OpElem* g) { return g->otype->dense; });
+  if (op->scattered) {
+    op->reply.resize(sizeof(am::Reply) + own);
+    std::vector<am::Piece>& pieces = am_->scratch_pieces;
+    pieces.clear();
+    pieces.push_back({op->reply.data(), sizeof(am::Reply)});
+    for (const OpElem* g : op->batch_gets)
+      pieces.push_back({static_cast<const char*>(g->origin) + g->otype->true_lb, g->bytes});
+    pieces.push_back({op->reply.data() + sizeof(am::Reply), own});
+    op->reply_in = am::Transfer::receive(ep.comm(), te->rank, op->tags, pieces.data(),
+                                         static_cast<int>(pieces.size()));
+  } else {
+    op->reply.resize(sizeof(am::Reply) + op->batch_reply + own);
+    op->reply_in =
+        am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
+  }
   if (result_bytes && !inline_reply) {
     void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
     const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
@@ -256,27 +274,33 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   }
 }
 
-bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags,
-                     const std::vector<char>& batch) {
+// Sends op's request, built in `msg` behind room for its header: the batch (am_batch) is there
+// already, the rest follows (inline layout, CAS compare operand, inline data). A credit was
+// reserved for it.
+void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffer&& msg,
+                     uint32_t batch_reply) {
   am::Endpoint& ep = endpoint();
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
-  op->expects_reply = returns_data(op->kind) || (r.flags & (am::kFlush | am::kUnlock));
+  const std::size_t batch = msg.size() - sizeof(am::Request);
+  op->batch_reply = batch_reply;
+  op->expects_reply =
+      returns_data(op->kind) || (r.flags & (am::kFlush | am::kUnlock)) || batch_reply;
   const bool carries_data = am::carries_payload(op->kind, op->op == dt::Op::kNoOp);
   const std::size_t cmp_bytes = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
-  // A batch takes at most half the slot (am_batch); what is left decides the rest.
-  const bool separate_layout = layout.size() > (ep.slot_bytes() - batch.size()) / 2;
+  // A layout takes at most half of what the batch left of the slot; what is left decides the
+  // rest.
+  const bool separate_layout = layout.size() > (ep.slot_bytes() - batch) / 2;
   const bool separate_data =
-      carries_data &&
-      op->bytes > ep.inline_room((separate_layout ? 0 : layout.size()) + batch.size());
-  if (!batch.empty()) {
+      carries_data && op->bytes > ep.inline_room((separate_layout ? 0 : layout.size()) + batch);
+  if (batch) {
     r.flags |= am::kBatched;
-    r.batch_bytes = static_cast<uint32_t>(batch.size());
+    r.batch_bytes = static_cast<uint32_t>(batch);
+    r.batch_reply = batch_reply;
   }
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
-  if (!ep.reserve(te->rank)) return false;  // no credit: the caller waits and tries again
-  if (r.flags & am::kTypeStore) {           // the request goes now: the target's slot will hold it
+  if (r.flags & am::kTypeStore) {  // the request goes now: the target's slot will hold it
     AmState::LayoutSlots& slots = am_->layouts_sent[te->rank];
     slots.ids[r.type_slot] = op->ttype->id;
     slots.next = (r.type_slot + 1u) % am::kLayoutSlots;
@@ -289,21 +313,23 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags,
   if (op->expects_reply) am_expect_reply(te, op);
 
   // The request: header, batched operations, inline layout, CAS compare operand, inline data.
-  am::Endpoint::Part parts[4];
-  int nparts = 0;
-  if (!batch.empty()) parts[nparts++] = {batch.data(), batch.size()};
-  if (!separate_layout && !layout.empty()) parts[nparts++] = {layout.data(), layout.size()};
-  if (cmp_bytes) parts[nparts++] = {op->compare, cmp_bytes};
-  if (carries_data && !separate_data && op->bytes) {
-    if (op->otype->dense) {
-      parts[nparts++] = {static_cast<const char*>(op->origin) + op->otype->true_lb, op->bytes};
-    } else {
-      op->staged.resize(op->bytes);
-      dt::pack(op->staged.data(), op->origin, op->ocount, *op->otype);
-      parts[nparts++] = {op->staged.data(), op->bytes};
-    }
+  const std::size_t data = carries_data && !separate_data ? static_cast<std::size_t>(op->bytes) : 0;
+  std::size_t at = msg.size();
+  msg.resize(at + (separate_layout ? 0 : layout.size()) + cmp_bytes + data);
+  if (!separate_layout && !layout.empty()) {
+    std::memcpy(msg.data() + at, layout.data(), layout.size());
+    at += layout.size();
   }
-  ep.send_reserved(te->rank, r, parts, nparts);
+  if (cmp_bytes) {
+    std::memcpy(msg.data() + at, op->compare, cmp_bytes);
+    at += cmp_bytes;
+  }
+  if (data && op->otype->dense)
+    std::memcpy(msg.data() + at, static_cast<const char*>(op->origin) + op->otype->true_lb, data);
+  else if (data)
+    dt::pack(msg.data() + at, op->origin, op->ocount, *op->otype);
+  std::memcpy(msg.data(), &r, sizeof r);
+  ep.send_built(te->rank, std::move(msg));
   if (separate_layout) {
     op->layout.assign(layout.begin(), layout.end());
     op->layout_send =
@@ -316,16 +342,16 @@ bool Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags,
   op->seq = ++te->sent;
   te->unacked = true;
   if (op->expects_reply) te->sync_sent = op->seq;
-  return true;
 }
 
 namespace {
 
 // Whether op may ride in another request's batch (packet.h, BatchedOp).
 bool batchable(const OpElem* op) {
-  if (op->kind != Kind::kPut && op->kind != Kind::kAcc) return false;
-  return op->bytes && op->bytes <= am::kBatchedOpMax && op->ttype->dense &&
-         op->ttype->true_lb >= 0 && op->user_request == MPI_REQUEST_NULL;
+  if (op->kind != Kind::kPut && op->kind != Kind::kAcc && op->kind != Kind::kGet) return false;
+  const uint32_t max = op->kind == Kind::kGet ? am::kBatchedGetMax : am::kBatchedOpMax;
+  return op->bytes && op->bytes <= max && op->ttype->dense && op->ttype->true_lb >= 0 &&
+         op->user_request == MPI_REQUEST_NULL;
 }
 
 // Operations share a request only if the target would gate them alike.
@@ -334,29 +360,46 @@ bool same_gate(const OpElem* a, const OpElem* b) {
   return (a->flags & kGates) == (b->flags & kGates) && a->epoch == b->epoch;
 }
 
+uint64_t record_bytes(const OpElem* o) {
+  return am::batched_record_bytes(o->kind, static_cast<uint32_t>(o->bytes));
+}
+
 }  // namespace
 
-OpElem* Window::am_batch(TargetElem* te, OpElem* first, std::vector<char>& batch) {
-  batch.clear();
-  const std::size_t cap = endpoint().slot_bytes() / 2;
+// Chooses the request that carries the pending operations from `first` on: the short ones
+// before it ride in its batch (packet.h, BatchedOp), as many as the slot and the reply allow.
+// Appends their records to `msg`, the gets among them to am_->scratch_gets; returns the carrier
+// and sets *reply to the bytes the batched gets return.
+OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply) {
+  am::Endpoint& ep = endpoint();
+  // The batch may fill the slot but for the room of a short carrier's own data.
+  const std::size_t room = ep.inline_room(0);
+  const std::size_t cap = room > 1024 ? room - 1024 : room / 2;
   OpElem* o = first;
+  OpElem* prev = nullptr;
   std::size_t bytes = 0;
-  while (o != te->tail && batchable(o) && same_gate(o, first) &&
-         bytes + am::batched_record_bytes(static_cast<uint32_t>(o->bytes)) <= cap) {
-    bytes += am::batched_record_bytes(static_cast<uint32_t>(o->bytes));
+  uint64_t gets = 0;
+  while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
+         (o->kind != Kind::kGet || gets + o->bytes <= am::kBatchReplyMax)) {
+    bytes += record_bytes(o);
+    if (o->kind == Kind::kGet) gets += o->bytes;
+    prev = o;
     o = o->next;
   }
-  // o carries the batch; it must pass the same gate. Else the last batched one carries.
-  if (o != first && !same_gate(o, first)) {
-    OpElem* prev = first;
-    while (prev->next != o)
-      prev = prev->next;
-    o = prev;
+  // o carries the batch; it must pass the same gate, and its own data should still fit in the
+  // request. Else the last batched one carries (its data fits where its record was).
+  if (prev) {
+    const bool data = am::carries_payload(o->kind, o->op == dt::Op::kNoOp);
+    const bool fits = !data || o->bytes > config().eager_limit || o->bytes <= room - bytes;
+    if (!same_gate(o, first) || !fits) o = prev;
   }
+  std::vector<OpElem*>& batched_gets = am_->scratch_gets;
+  batched_gets.clear();
+  uint64_t reply_bytes = 0;
   for (OpElem* b = first; b != o; b = b->next) {
-    const std::size_t at = batch.size();
+    const std::size_t at = msg.size();
     const uint32_t n = static_cast<uint32_t>(b->bytes);
-    batch.resize(at + am::batched_record_bytes(n));
+    msg.resize(at + am::batched_record_bytes(b->kind, n));
     am::BatchedOp rec{};
     rec.kind = b->kind;
     rec.op = static_cast<uint8_t>(b->op);
@@ -365,13 +408,19 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, std::vector<char>& batch
     rec.elem_size = b->ttype->elem_size;
     rec.where = b->where + static_cast<uint64_t>(b->ttype->true_lb);
     rec.bytes = n;
-    char* p = batch.data() + at;
+    char* p = msg.data() + at;
     std::memcpy(p, &rec, sizeof rec);
-    if (b->otype->dense)
+    if (b->kind == Kind::kGet) {
+      batched_gets.push_back(b);
+      reply_bytes += n;
+    } else if (b->otype->dense) {
       std::memcpy(p + sizeof rec, static_cast<const char*>(b->origin) + b->otype->true_lb, n);
-    else
+    } else {
       dt::pack(p + sizeof rec, b->origin, b->ocount, *b->otype);
+    }
   }
+  *reply = static_cast<uint32_t>(reply_bytes);
+  o->batch_gets.assign(batched_gets.begin(), batched_gets.end());
   return o;
 }
 
@@ -421,21 +470,28 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o = first_pending();
       continue;
     }
-    const uint16_t lock = am_lock_needed(te->rank);
-    std::vector<char>& batch = am_->scratch_batch;
-    OpElem* carrier = am_batch(te, o, batch);
-    const bool last = carrier == te->tail;
-    if (!am_send(te, carrier, static_cast<uint16_t>(lock | (last ? sync_flags : 0)), batch)) {
+    // The credit first: the batch is then built once, straight into the message.
+    if (!endpoint().reserve(te->rank)) {
       am_pause(g, b);
       o = first_pending();
       continue;
     }
+    const uint16_t lock = am_lock_needed(te->rank);
+    am::Buffer msg = endpoint().buffer();
+    msg.resize(sizeof(am::Request));
+    uint32_t batch_reply = 0;
+    OpElem* carrier = am_batch(te, o, msg, &batch_reply);
+    const bool last = carrier == te->tail;
+    am_send(te, carrier, static_cast<uint16_t>(lock | (last ? sync_flags : 0)), std::move(msg),
+            batch_reply);
     if (lock) am_lock_sent(te->rank);
-    // The batched ones went with the carrier: complete here once sent (no reply of their own).
+    // The batched ones went with the carrier. Puts and accumulates complete here once sent
+    // (no reply of their own); gets when the carrier's reply brings their data.
     for (; o != carrier; o = o->next) {
       o->state = OpElem::State::kIssued;
       o->expects_reply = false;
       o->seq = carrier->seq;
+      o->in_batch = o->kind == Kind::kGet;
       --te->pending;
     }
     --te->pending;
@@ -445,7 +501,41 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   --te->busy;
 }
 
+void Window::am_complete(OpElem* op) {
+  if (op->user_request != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->user_request);
+  for (const dt::TypeInfo* t : {op->otype, op->rtype, op->ttype})
+    if (t) dt::release(t);
+  op->state = OpElem::State::kDone;
+}
+
+// The data of a reply: the batched gets' first (complete with the reply, which also tells
+// their errors), then the operation's own.
+void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
+  const char* data = op->reply.data() + sizeof(am::Reply);
+  uint64_t left = rep.bytes;
+  if (op->batch_reply && left >= op->batch_reply) {
+    for (OpElem* g : op->batch_gets) {
+      if (op->scattered) continue;
+      dt::unpack(const_cast<void*>(g->origin), g->ocount, *g->otype, data);
+      data += g->bytes;
+    }
+    left -= op->batch_reply;
+  }
+  for (OpElem* g : op->batch_gets)
+    am_complete(g);
+  if (rep.status && !am_->error) am_->error = rep.status;
+  if (!(rep.flags & am::kReplyData)) {
+    op->reply_data.cancel();  // no data will come
+  } else if (left) {
+    if (op->kind == Kind::kGet)
+      dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
+    else
+      dt::unpack(op->result, op->rcount, *op->rtype, data);
+  }
+}
+
 bool Window::am_test(OpElem* op) {
+  if (op->in_batch) return false;  // its carrier completes and frees it
   if (op->state != OpElem::State::kIssued) return op->state == OpElem::State::kDone;
   if (!op->payload.test() || !op->layout_send.test()) return false;
   if (op->expects_reply && !op->reply_seen) {
@@ -453,32 +543,25 @@ bool Window::am_test(OpElem* op) {
     op->reply_seen = true;
     const am::Reply* rep = reinterpret_cast<const am::Reply*>(op->reply.data());
     endpoint().on_reply(op->target->rank, *rep);
-    if (rep->status) {
-      if (!am_->error) am_->error = rep->status;
-      op->reply_data.cancel();  // no data will come
-    } else if (rep->bytes) {
-      const char* data = op->reply.data() + sizeof(am::Reply);
-      if (op->kind == Kind::kGet)
-        dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
-      else
-        dt::unpack(op->result, op->rcount, *op->rtype, data);
-    }
+    am_take_reply(op, *rep);
   }
   if (!op->reply_data.test()) return false;
   // The target answers an origin's requests in order: a reply to the latest request means
   // everything sent to it is complete there.
   if (op->expects_reply && op->seq == op->target->sent) op->target->unacked = false;
-  if (op->user_request != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->user_request);
-  for (const dt::TypeInfo* t : {op->otype, op->rtype, op->ttype})
-    if (t) dt::release(t);
-  op->state = OpElem::State::kDone;
+  am_complete(op);
   return true;
 }
 
 void Window::am_reap(TargetElem* te) {
   for (OpElem* o = te->head; o;) {
-    OpElem* next = o->next;
+    OpElem* next = o->next;  // the gets o completes come before it
     if (am_test(o)) {
+      for (OpElem* g : o->batch_gets) {
+        am_->table.unlink(te, g);
+        am_->table.free_op(g);
+      }
+      o->batch_gets.clear();
       am_->table.unlink(te, o);
       am_->table.free_op(o);
     }

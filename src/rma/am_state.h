@@ -35,8 +35,10 @@ struct Deferred {
   std::vector<char> data;    // a payload that came separately (accumulates)
   bool layout_posted = false;
   bool payload_posted = false;
-  bool replied = false;  // the operation answered the origin itself
-  int status = 0;        // error class of the operation
+  am::Buffer reply;               // the reply being built: batched gets' data, then the operation's
+  std::vector<am::Piece> pieces;  // batched gets' data sent from window memory (else in reply)
+  bool replied = false;           // the operation answered the origin itself
+  int status = 0;                 // error class of the operation
 };
 
 // Target side: everything about one origin.
@@ -77,7 +79,8 @@ struct AmState {
   dt::TypeInfo scratch_type;
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
-  std::vector<char> scratch_batch;  // the batched operations of the request being issued
+  std::vector<OpElem*> scratch_gets;      // the gets batched in the request being issued
+  std::vector<am::Piece> scratch_pieces;  // where a reply scatters
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};

@@ -53,6 +53,10 @@ bool reply_inline(uint64_t bytes) {
   return bytes <= config().eager_limit;
 }
 
+bool returns_data(Kind k) {
+  return k == Kind::kGet || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
+}
+
 }  // namespace
 
 TargetView Window::self_view() const {
@@ -285,15 +289,19 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 }
 
 // The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
-// They answer nothing: the first error waits for the origin's next acknowledgement.
-void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
+// Puts and accumulates answer nothing: the first error waits for the origin's next
+// acknowledgement. Gets name where their data lies, in `gets` (zeros for a get that fails: the
+// reply's status tells its error).
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
+                          std::vector<am::Piece>* gets) {
+  static const char zeros[am::kBatchedGetMax] = {};
   const TargetView self = self_view();
   std::vector<char>& operand = am_->scratch_operand;
   for (uint64_t at = 0; at < bytes;) {
     am::BatchedOp b;
     std::memcpy(&b, p + at, sizeof b);
     const char* data = p + at + sizeof b;
-    at += am::batched_record_bytes(b.bytes);
+    at += am::batched_record_bytes(b.kind, b.bytes);
     if (!b.bytes) continue;
     dt::TypeInfo& t = am_->scratch_type;  // one dense run of b.bytes
     t.blocks.assign(1, dt::Block{0, static_cast<MPI_Aint>(b.bytes)});
@@ -307,7 +315,9 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     Status st = check_where(view, b.where, 1, t);
-    if (st.ok() && b.kind == Kind::kPut) {
+    if (b.kind == Kind::kGet) {
+      gets->push_back({st.ok() ? direct_address(view, b.where) : zeros, b.bytes});
+    } else if (st.ok() && b.kind == Kind::kPut) {
       std::memcpy(direct_address(view, b.where), data, b.bytes);
     } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
       st = Err(MPI_ERR_TYPE, "osprey: a batched accumulate names no basic type");
@@ -331,9 +341,47 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes) {
   }
 }
 
+// Answers request r with the reply built in d.reply (batched gets' data, or where it lies in
+// d.pieces, then the operation's own inline data), or one without data.
+void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
+                      uint16_t flags, Deferred& d) {
+  if (d.reply.empty()) d.reply = ep.buffer();
+  if (d.reply.size() < sizeof(am::Reply)) d.reply.resize(sizeof(am::Reply));
+  if (d.pieces.empty())
+    ep.send_reply(src, r.reply_tag, status, flags, std::move(d.reply));
+  else
+    ep.send_reply(src, r.reply_tag, status, flags, std::move(d.reply), d.pieces.data(),
+                  static_cast<int>(d.pieces.size()), &os.window_sends);
+  d.reply.clear();
+  d.replied = true;
+}
+
 void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
-  if (r.flags & am::kBatched) am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes);
+  // The reply is built in place: the batched gets' data, then this operation's inline data.
+  // The batch runs first; its gets say where their data lies. Large batches send it from
+  // there (packet.h, direct_reply), unless the reply would go only once the request retires
+  // and ends the origin's epoch here: the lock is released then, and the memory may change
+  // under the send. Else it is copied into the reply now.
+  if (r.flags & am::kBatched)
+    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, &d.pieces);
+  const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
+  const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
+  const bool gather =
+      am::direct_reply(r.batch_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch);
+  const uint32_t copied = gather ? 0 : r.batch_reply;
+  if (r.batch_reply || own_inline) {
+    d.reply = ep.buffer();
+    d.reply.resize(sizeof(am::Reply) + copied + (own_inline ? r.bytes : 0));
+  }
+  if (!gather) {
+    char* to = d.reply.data() + sizeof(am::Reply);
+    for (const am::Piece& p : d.pieces) {
+      std::memcpy(to, p.p, p.n);
+      to += p.n;
+    }
+    d.pieces.clear();
+  }
   const Body b = parse(r, d.msg);
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);
@@ -350,32 +398,30 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   std::vector<char>& old = am_->scratch_old;
   operand.clear();
   old.clear();
-  // Data for the origin: window memory is sent from where it is (the origin's epoch here ends
-  // only once that send completed, see am_retire); anything else is packed into a buffer the
-  // endpoint keeps until the send completes.
+  // Data for the origin: inline, packed straight into the reply; else window memory is sent
+  // from where it is (the origin's epoch here ends only once that send completed, see
+  // am_retire), anything else packed into a buffer the endpoint keeps until the send completes.
   auto send_data_reply = [&](const void* base, MPI_Count count, const dt::TypeInfo& layout,
                              bool from_window) {
     // The first error wins: an earlier batched operation's, then this request's.
     const int status = os.error ? os.error : st.ok() ? 0 : st.cls;
     os.error = 0;
-    if (st.ok() && !reply_inline(r.bytes)) {
-      ep.reply(src, r.reply_tag, status, nullptr, 0);
-      if (from_window) {
-        ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
-      } else {
-        std::vector<char> packed(r.bytes);
-        dt::pack(packed.data(), base, count, layout);
-        ep.send_owned(src, r.data_tag + 2, std::move(packed));
-      }
-    } else if (st.ok()) {
-      std::vector<char> packed(r.bytes);
-      dt::pack(packed.data(), base, count, layout);
-      am::Endpoint::Part part{packed.data(), packed.size()};
-      ep.reply(src, r.reply_tag, status, &part, 1);
-    } else {
-      ep.reply(src, r.reply_tag, status, nullptr, 0);
+    if (st.ok() && own_inline) {
+      dt::pack(d.reply.data() + sizeof(am::Reply) + copied, base, count, layout);
+      am_reply(ep, src, os, r, status, am::kReplyData, d);
+      return;
     }
-    d.replied = true;
+    if (own_inline) d.reply.resize(sizeof(am::Reply) + copied);  // no data after all
+    am_reply(ep, src, os, r, status, st.ok() ? am::kReplyData : 0, d);
+    if (!st.ok()) return;
+    if (from_window) {
+      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
+    } else {
+      am::Buffer packed = ep.buffer();
+      packed.resize(r.bytes);
+      dt::pack(packed.data(), base, count, layout);
+      ep.send_owned(src, r.data_tag + 2, std::move(packed));
+    }
   };
   if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {
     if (op != dt::Op::kNoOp) {
@@ -451,8 +497,9 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
   if (r.flags & am::kUnlock)
     shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
   if (!d.replied && r.reply_tag) {
-    ep.reply(src, r.reply_tag, os.error ? os.error : d.status, nullptr, 0);
+    const int status = os.error ? os.error : d.status;
     os.error = 0;
+    am_reply(ep, src, os, r, status, 0, d);
   }
   return true;
 }

@@ -143,12 +143,16 @@ OpElem* OpTable::new_op(bool overflow) {
   } else {
     return nullptr;
   }
-  std::vector<char> reply = std::move(o->reply), staged = std::move(o->staged);
+  am::Buffer reply = std::move(o->reply);
+  std::vector<char> staged = std::move(o->staged);
+  std::vector<OpElem*> gets = std::move(o->batch_gets);
   *o = OpElem{};
   o->reply = std::move(reply);  // keep capacity
   o->staged = std::move(staged);
+  o->batch_gets = std::move(gets);
   o->reply.clear();
   o->staged.clear();
+  o->batch_gets.clear();
   return o;
 }
 

@@ -13,6 +13,7 @@
 
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
+#include "transport/am/buffer.h"
 #include "transport/am/packet.h"
 #include "transport/am/transfer.h"
 
@@ -51,7 +52,13 @@ struct OpElem {
   am::Transfer reply_in;     // the reply header (and inline data)
   am::Transfer reply_data;   // reply data that comes separately, into origin memory
   std::vector<char> layout;  // a layout sent separately
-  std::vector<char> reply;   // reply header and inline data
+  am::Buffer reply;          // reply header and inline data (batched gets' data first)
+  // Gets that rode in this request's batch (packet.h, BatchedOp): their data comes first in
+  // this operation's reply, batch_reply bytes in all; this operation completes them.
+  std::vector<OpElem*> batch_gets;
+  uint32_t batch_reply = 0;
+  bool in_batch = false;     // a get in another request's batch: completed by that request
+  bool scattered = false;    // its reply put the batched gets' data in place itself
   std::vector<char> staged;  // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool

@@ -261,14 +261,17 @@ class Window {
   am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
                         std::vector<char>& layout);
   void am_expect_reply(const TargetElem* te, OpElem* op);
-  // Sends op's request, carrying the batched operations in `batch` (packet.h) in front of it;
-  // false: no credit.
-  bool am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, const std::vector<char>& batch);
+  // Sends op's request, built in `msg` behind the batch in front of it (packet.h), on a
+  // credit already reserved.
+  void am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffer&& msg,
+               uint32_t batch_reply);
   // The operation that carries the pending ones from `first` on: the request goes for it, the
-  // ones before it ride in `batch` (empty: it is `first` itself).
-  OpElem* am_batch(TargetElem* te, OpElem* first, std::vector<char>& batch);
+  // ones before it ride in its batch, whose records go into `msg` (none: it is `first`).
+  OpElem* am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply);
   void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
+  void am_take_reply(OpElem* op, const am::Reply& rep);
+  void am_complete(OpElem* op);
   void am_reap(TargetElem* te);
   void am_reap_all();
   void am_wait_elem(AmGuard& g, TargetElem* te);  // until the operations sent to te completed
@@ -292,7 +295,9 @@ class Window {
   // The target datatype a request describes: its origin's layout slot, or a dense type.
   Status am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out);
   void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
-  void am_run_batch(OriginState& os, const char* p, uint32_t bytes);
+  void am_run_batch(OriginState& os, const char* p, uint32_t bytes, std::vector<am::Piece>* gets);
+  void am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
+                uint16_t flags, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;

@@ -34,3 +34,8 @@ osprey_mpi_variant(credits.thread_interleavings thread_interleavings MODES am
 osprey_mpi_test(am_batch mpi/am_batch.c)
 osprey_mpi_variant(credits.am_batch am_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
+# Gets batched: every size and synchronization, data and the gaps between them checked byte
+# by byte, mixed with puts and accumulates; also with the smallest credits and pools.
+osprey_mpi_test(am_get_batch mpi/am_get_batch.c)
+osprey_mpi_variant(credits.am_get_batch am_get_batch MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(pool1.am_get_batch am_get_batch MODES am NP 3 ENV ${_tiny_pools})

@@ -59,8 +59,9 @@ std::vector<char> strided_layout() {
   return wire;
 }
 
-// Batched records (packet.h): a put of `put_bytes` and an accumulate of two int64.
-std::vector<char> batch_records(uint32_t put_bytes = 8) {
+// Batched records (packet.h): a put of `put_bytes`, a get of `get_bytes` if any, and an
+// accumulate of two int64.
+std::vector<char> batch_records(uint32_t put_bytes = 8, uint32_t get_bytes = 0) {
   std::vector<char> b;
   auto add = [&](Kind k, uint32_t n) {
     BatchedOp rec{};
@@ -71,20 +72,29 @@ std::vector<char> batch_records(uint32_t put_bytes = 8) {
     rec.where = 64;
     rec.bytes = n;
     const std::size_t at = b.size();
-    b.resize(at + batched_record_bytes(n), 'b');
+    b.resize(at + batched_record_bytes(k, n), 'b');
     std::memcpy(b.data() + at, &rec, sizeof rec);
   };
   add(Kind::kPut, put_bytes);
+  if (get_bytes) add(Kind::kGet, get_bytes);
   add(Kind::kAcc, 16);
   return b;
 }
 
-// The same request carrying `batch` in front of its own parts.
+// The same request carrying `batch` in front of its own parts (and the room in its reply for
+// the batched gets' data).
 std::vector<char> with_batch(const std::vector<char>& m, const std::vector<char>& batch) {
   Request r;
   std::memcpy(&r, m.data(), sizeof r);
   r.flags |= kBatched;
   r.batch_bytes = static_cast<uint32_t>(batch.size());
+  r.batch_reply = 0;
+  for (std::size_t at = 0; at < batch.size();) {
+    BatchedOp rec;
+    std::memcpy(&rec, batch.data() + at, sizeof rec);
+    if (rec.kind == Kind::kGet) r.batch_reply += rec.bytes;
+    at += batched_record_bytes(rec.kind, rec.bytes);
+  }
   std::vector<char> out(sizeof r);
   std::memcpy(out.data(), &r, sizeof r);
   out.insert(out.end(), batch.begin(), batch.end());
@@ -122,6 +132,8 @@ std::vector<std::vector<char>> valid_packets() {
   sync.flags = kFlush;
   sync.reply_tag = kTag;
   v.push_back(with_batch(packet(sync), batch_records()));
+  v.push_back(with_batch(packet(sync), batch_records(16, 40)));
+  v.push_back(with_batch(packet(base(Kind::kGet, 64)), batch_records(8, 4096)));
   return v;
 }
 
@@ -204,8 +216,9 @@ TEST(RequestCheck, DamagedBatchesAreRefused) {
   EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.batch_bytes = 1u << 30; }), MPI_ERR_TRUNCATE);
   EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.bytes = 1u << 30; }), MPI_ERR_TRUNCATE);
   EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.bytes = UINT32_MAX; }), MPI_ERR_TRUNCATE);
-  // Only puts and accumulates, with a valid operation and whole elements.
-  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.kind = Kind::kGet; }), MPI_ERR_INTERN);
+  // Only puts, accumulates and gets, with a valid operation and whole elements.
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.kind = Kind::kFop; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.kind = Kind::kCas; }), MPI_ERR_INTERN);
   EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.repr = 200; }), MPI_ERR_INTERN);
   EXPECT_EQ(mutate([](Request&, BatchedOp& b) {
               b.kind = Kind::kAcc;
@@ -224,6 +237,28 @@ TEST(RequestCheck, DamagedBatchesAreRefused) {
   EXPECT_EQ(check(with_batch(packet(fence), batch_records())), MPI_ERR_INTERN);
 }
 
+TEST(RequestCheck, BatchedGetsNeedTheirReply) {
+  const std::vector<char> good = with_batch(packet(base(Kind::kPut, 64)), batch_records(8, 40));
+  ASSERT_EQ(check(good), 0);
+  auto mutate = [&](auto&& change) {
+    std::vector<char> m = good;
+    Request r;
+    std::memcpy(&r, m.data(), sizeof r);
+    change(r);
+    std::memcpy(m.data(), &r, sizeof r);
+    return check(m);
+  };
+  // The reply must be announced at exactly the gets' size, and there must be one.
+  EXPECT_EQ(mutate([](Request& r) { r.batch_reply -= 1; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request& r) { r.batch_reply += 8; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request& r) { r.batch_reply = 0; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request& r) { r.reply_tag = 0; }), MPI_ERR_INTERN);
+  // Room in a reply without a batch.
+  Request plain = base(Kind::kGet, 64);
+  plain.batch_reply = 8;
+  EXPECT_EQ(check(packet(plain)), MPI_ERR_INTERN);
+}
+
 // What an accepted request promises the target: every inline part lies inside the message.
 void expect_parts_inside(const std::vector<char>& m) {
   Request r;
@@ -235,8 +270,8 @@ void expect_parts_inside(const std::vector<char>& m) {
       ASSERT_LE(sizeof(BatchedOp), r.batch_bytes - b);
       BatchedOp rec;
       std::memcpy(&rec, m.data() + at + b, sizeof rec);
-      ASSERT_LE(batched_record_bytes(rec.bytes), r.batch_bytes - b);
-      b += batched_record_bytes(rec.bytes);
+      ASSERT_LE(batched_record_bytes(rec.kind, rec.bytes), r.batch_bytes - b);
+      b += batched_record_bytes(rec.kind, rec.bytes);
     }
     at += r.batch_bytes;
   }

@@ -1,6 +1,7 @@
 #include "transport/am/endpoint.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -135,7 +136,7 @@ bool Endpoint::reap() {
   return reap_sends() | counted;
 }
 
-void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
+void Endpoint::send_owned(int dest, int tag, Buffer&& buf) {
   progress::EngineLock g(mu_);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
@@ -144,19 +145,25 @@ void Endpoint::send_owned(int dest, int tag, std::vector<char>&& buf) {
   ++stats_.payloads;
 }
 
-namespace {
-
-std::vector<char> take_buffer(std::vector<std::vector<char>>& spare, std::size_t n) {
-  std::vector<char> b;
-  if (!spare.empty()) {
-    b = std::move(spare.back());
-    spare.pop_back();
+Buffer Endpoint::take_buffer(std::size_t n) {
+  Buffer b;
+  if (!spare_.empty()) {
+    b = std::move(spare_.back());
+    spare_.pop_back();
   }
   b.resize(n);
   return b;
 }
 
-}  // namespace
+Buffer Endpoint::buffer() {
+  progress::EngineLock g(mu_);
+  return take_buffer(0);
+}
+
+void Endpoint::send_built(int dest, Buffer&& buf) {
+  progress::EngineLock g(mu_);
+  send_request(dest, std::move(buf));
+}
 
 bool Endpoint::reserve(int dest) {
   progress::EngineLock g(mu_);
@@ -168,9 +175,31 @@ bool Endpoint::reserve(int dest) {
   return true;
 }
 
+namespace {
+
+// Header and parts, one after the other, into `buf`.
+template <class Header>
+void assemble(Buffer& buf, const Header& h, const Endpoint::Part* parts, int n) {
+  std::size_t bytes = sizeof h;
+  for (int i = 0; i < n; ++i)
+    bytes += parts[i].n;
+  buf.resize(bytes);
+  char* p = buf.data();
+  std::memcpy(p, &h, sizeof h);
+  p += sizeof h;
+  for (int i = 0; i < n; ++i) {
+    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
+    p += parts[i].n;
+  }
+}
+
+}  // namespace
+
 void Endpoint::send_reserved(int dest, Request& r, const Part* parts, int n) {
   progress::EngineLock g(mu_);
-  send_request(dest, r, parts, n);
+  Buffer buf = take_buffer(0);
+  assemble(buf, r, parts, n);
+  send_request(dest, std::move(buf));
 }
 
 bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
@@ -180,25 +209,18 @@ bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
     return false;
   }
   credits_.spend(dest);
-  send_request(dest, r, parts, n);
+  Buffer buf = take_buffer(0);
+  assemble(buf, r, parts, n);
+  send_request(dest, std::move(buf));
   return true;
 }
 
-void Endpoint::send_request(int dest, Request& r, const Part* parts, int n) {
+void Endpoint::send_request(int dest, Buffer&& buf) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
-  r.credits_back = credits_.take_owed(dest);
-  std::size_t bytes = sizeof r;
-  for (int i = 0; i < n; ++i)
-    bytes += parts[i].n;
-  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
-  char* p = o.buf.data();
-  std::memcpy(p, &r, sizeof r);
-  p += sizeof r;
-  for (int i = 0; i < n; ++i) {
-    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
-    p += parts[i].n;
-  }
-  isend_bytes(o.buf.data(), bytes, dest, kRequestTag, comm_, &o.req);
+  const uint16_t back = credits_.take_owed(dest);
+  std::memcpy(buf.data() + offsetof(Request, credits_back), &back, sizeof back);
+  Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
+  isend_bytes(o.buf.data(), o.buf.size(), dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
   note_queues();
   ++stats_.requests;
@@ -210,24 +232,52 @@ void Endpoint::on_reply(int src, const Reply& r) {
 }
 
 void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
+  Buffer buf;
+  {
+    progress::EngineLock g(mu_);
+    buf = take_buffer(0);
+  }
+  assemble(buf, Reply{}, parts, n);
+  send_reply(dest, tag, status, n ? kReplyData : 0, std::move(buf));
+}
+
+void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf) {
   progress::EngineLock g(mu_);
   Reply h{};
   h.status = status;
+  h.flags = flags;
   h.credits_back = credits_.take_owed(dest);
-  std::size_t bytes = sizeof h;
-  for (int i = 0; i < n; ++i)
-    bytes += parts[i].n;
-  h.bytes = bytes - sizeof h;
-  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, bytes)};
-  char* p = o.buf.data();
-  std::memcpy(p, &h, sizeof h);
-  p += sizeof h;
-  for (int i = 0; i < n; ++i) {
-    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
-    p += parts[i].n;
-  }
-  isend_bytes(o.buf.data(), bytes, dest, tag, comm_, &o.req);
+  h.bytes = buf.size() - sizeof h;
+  std::memcpy(buf.data(), &h, sizeof h);
+  Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
+  isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
+  note_queues();
+  ++stats_.replies;
+}
+
+void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf,
+                          const Piece* pieces, int n, uint32_t* pending) {
+  progress::EngineLock g(mu_);
+  Reply h{};
+  h.status = status;
+  h.flags = flags;
+  h.credits_back = credits_.take_owed(dest);
+  h.bytes = buf.size() - sizeof h;
+  for (int i = 0; i < n; ++i)
+    h.bytes += pieces[i].n;
+  std::memcpy(buf.data(), &h, sizeof h);
+  std::vector<Piece> all;
+  all.reserve(static_cast<std::size_t>(n) + 2);
+  all.push_back({buf.data(), sizeof h});
+  all.insert(all.end(), pieces, pieces + n);
+  all.push_back({buf.data() + sizeof h, buf.size() - sizeof h});
+  Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
+  o.type = pieces_type(all.data(), static_cast<int>(all.size()));
+  o.pending = pending;
+  PMPI_Isend(MPI_BOTTOM, 1, o.type, dest, tag, comm_, &o.req);
+  ++*pending;
+  counted_.push_back(std::move(o));
   note_queues();
   ++stats_.replies;
 }
@@ -237,7 +287,7 @@ void Endpoint::send_system(int dest, SysKind kind, uint16_t extra, uint16_t retu
   s.kind = kind;
   s.extra = extra;
   s.returned = returned;
-  Outgoing o{MPI_REQUEST_NULL, take_buffer(spare_, sizeof s)};
+  Outgoing o{MPI_REQUEST_NULL, take_buffer(sizeof s)};
   std::memcpy(o.buf.data(), &s, sizeof s);
   PMPI_Isend(o.buf.data(), sizeof s, MPI_BYTE, dest, kSystemTag, comm_, &o.req);
   sends_.push_back(std::move(o));

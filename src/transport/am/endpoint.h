@@ -24,8 +24,10 @@
 
 #include "datatype/type_info.h"
 #include "progress/engine.h"
+#include "transport/am/buffer.h"
 #include "transport/am/credits.h"
 #include "transport/am/packet.h"
+#include "transport/am/transfer.h"
 
 namespace osprey::am {
 
@@ -65,10 +67,7 @@ class Endpoint {
 
   // Sends a request (header plus `n` payload parts). Returns false, sending nothing, if no
   // credit toward `dest` is available (and asks for more); the caller polls and retries.
-  struct Part {
-    const void* p;
-    std::size_t n;
-  };
+  using Part = Piece;
   bool try_request(int dest, Request& r, const Part* parts, int n);
   // The same in two steps, for a caller that must prepare (post the reply receives) only once
   // the request is sure to go: reserve() takes a credit (false: none, and asks for more);
@@ -76,8 +75,21 @@ class Endpoint {
   bool reserve(int dest);
   void send_reserved(int dest, Request& r, const Part* parts, int n);
 
+  // A buffer to build a message in place (recycled: empty, with the capacity it had), so that
+  // data is copied once, straight from where it lies into what the host sends.
+  Buffer buffer();
+  // Sends a request built in `buf`, which starts with its Request header (the credits it
+  // returns are filled in here), on a credit reserve() took.
+  void send_built(int dest, Buffer&& buf);
+
   // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
   void reply(int dest, int tag, int status, const Part* parts, int n);
+  // The same, built in `buf`: room for the Reply header, then the data.
+  void send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf);
+  // The same with data gathered from `pieces` (window memory) between the header and the rest
+  // of `buf`, sent from where it lies; counted in *pending until the send completes.
+  void send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf, const Piece* pieces,
+                  int n, uint32_t* pending);
   // A reply from `src` arrived at this origin: takes the credits it returns.
   void on_reply(int src, const Reply& r);
 
@@ -86,7 +98,7 @@ class Endpoint {
   // so that the engine knows when the memory is no longer being read.
   void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t,
                    uint32_t* pending = nullptr);
-  void send_owned(int dest, int tag, std::vector<char>&& buf);
+  void send_owned(int dest, int tag, Buffer&& buf);
   // Completes what sends it can now (poll() does it too, less often).
   bool reap();
 
@@ -114,7 +126,8 @@ class Endpoint {
   void on_system(int src, const System& s);
   void stalled(int dest);  // a request toward dest found no credit: ask for more (once)
   bool reap_sends();
-  void send_request(int dest, Request& r, const Part* parts, int n);
+  Buffer take_buffer(std::size_t n);
+  void send_request(int dest, Buffer&& buf);
 
   progress::EngineMutex mu_;
   progress::EngineMutex poll_mu_;
@@ -133,7 +146,7 @@ class Endpoint {
   // Sends in flight with the buffers they own.
   struct Outgoing {
     MPI_Request req;
-    std::vector<char> buf;
+    Buffer buf;
     MPI_Datatype type = MPI_DATATYPE_NULL;  // freed when the send completes
     uint32_t* pending = nullptr;            // decremented when the send completes
   };
@@ -146,8 +159,8 @@ class Endpoint {
   // Hints for the poller, which reaps sends under mu_ only when there is something to reap.
   std::atomic<std::size_t> pending_sends_{0};
   std::atomic<bool> counted_nonempty_{false};
-  void note_queues();                     // with mu_ held, after sends_ or counted_ changed
-  std::vector<std::vector<char>> spare_;  // recycled send buffers
+  void note_queues();          // with mu_ held, after sends_ or counted_ changed
+  std::vector<Buffer> spare_;  // recycled send buffers
   Stats stats_;
   bool warned_ = false;
   std::atomic<uint32_t> polls_{0};  // the poller counts; a stalled sender moves it

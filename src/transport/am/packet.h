@@ -65,6 +65,7 @@ struct Request {
   uint8_t repr;  // dt::Repr of the basic elements
   uint8_t pad0[3];
   uint32_t elem_size;     // data bytes of one basic element
+  uint32_t batch_reply;   // kBatched: data bytes the batched gets return (sum of their bytes)
   uint64_t window;        // window id
   uint64_t where;         // byte offset from displacement 0, or an address (kDynamic)
   uint64_t bytes;         // data bytes the target side touches
@@ -83,27 +84,43 @@ struct Request {
 static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
 
 // Short operations ride in front of the request that follows them to the same target (kBatched):
-// a put or an accumulate without result, of a dense target, with its data inline. Each is a
-// record and its data, padded to 8 bytes; they run in order, before the carrying request and
-// after its gate (lock, epoch), and answer nothing themselves: an error is told at the next
-// acknowledgement, as for any request without reply. One request and one credit then carry a
-// whole batch of small puts instead of one each.
+// a put or an accumulate without result, of a dense target, with its data inline, or a get of
+// a dense target. Each is a record, followed by its data (puts, accumulates) padded to 8 bytes;
+// they run in order, before the carrying request and after its gate (lock, epoch). Puts and
+// accumulates answer nothing themselves: an error is told at the next acknowledgement, as for
+// any request without reply. The gets' data goes back in the carrier's reply, in record order
+// and in front of the carrier's own data (Request::batch_reply bytes; a get that failed
+// returns zeros and its error is the reply's status). One request, one credit and one reply
+// then serve a whole batch of small operations instead of one each.
 struct BatchedOp {
-  Kind kind;  // kPut or kAcc
+  Kind kind;  // kPut, kAcc or kGet
   uint8_t op;
   uint8_t repr;
   uint8_t dynamic;     // `where` is an absolute address
   uint32_t elem_size;  // data bytes of one basic element
   uint64_t where;      // of the first data byte (the target type's lower bound included)
-  uint32_t bytes;      // data bytes that follow the record
+  uint32_t bytes;      // data bytes that follow the record (a get: that it reads)
   uint32_t pad;
 };
 static_assert(sizeof(BatchedOp) == 24);
-constexpr uint64_t batched_record_bytes(uint32_t data) {  // no wrap for any `data`
-  return sizeof(BatchedOp) + (uint64_t{data} + 7u) / 8u * 8u;
+// The bytes of a record of kind k with `data` bytes (no wrap for any `data`).
+constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
+  return sizeof(BatchedOp) + (k == Kind::kGet ? 0 : (uint64_t{data} + 7u) / 8u * 8u);
 }
-// Operations up to this size may be batched (larger ones gain little from it).
-constexpr uint32_t kBatchedOpMax = 256;
+// Puts and accumulates up to this size may be batched (larger ones are cheaper sent on their
+// own: the batch copies their data twice more). Gets up to kBatchedGetMax, as long as the
+// reply of one batch stays within kBatchReplyMax.
+constexpr uint32_t kBatchedOpMax = 1024;
+constexpr uint32_t kBatchedGetMax = 64 * 1024;
+constexpr uint32_t kBatchReplyMax = 256 * 1024;
+// Whether the `bytes` that `gets` batched gets return are gathered by the host straight from
+// window memory and scattered straight into the origin's buffers (a host datatype over the
+// pieces on each side), rather than copied into the reply and out of it: for large batches of
+// pieces of 1 KiB or more (small pieces cost the host more per byte than a copy). Each side
+// decides for itself: the bytes on the wire are the same.
+constexpr bool direct_reply(uint64_t bytes, uint64_t gets) {
+  return bytes >= 16 * 1024 && bytes >= gets * 1024;
+}
 
 // A target layout on the wire: one element's data blocks as the origin decoded them (its
 // description, not its runs): one strided record (a vector, a 2-D subarray, ...), a list of
@@ -127,13 +144,18 @@ struct LayoutStrided {  // kBlocks: `count` of these follow the head
 };
 
 // A reply: an acknowledgement, possibly with data (inline if small).
+// The status is the first error since the origin's last acknowledgement, perhaps of an earlier
+// operation: whether this one's own data comes (inline or separately) is told apart.
 struct Reply {
-  int32_t status;  // MPI error class of the request (0: success)
+  int32_t status;  // MPI error class (0: success)
   uint16_t credits_back;
   uint16_t flags;
   uint64_t bytes;  // inline data bytes that follow
 };
 static_assert(sizeof(Reply) == 16);
+enum : uint16_t {
+  kReplyData = 1 << 0,  // the operation succeeded: its data comes
+};
 
 // System messages (credits): tag kSystemTag, outside the credit scheme. Requests and
 // revocations are one in flight per direction and peer.

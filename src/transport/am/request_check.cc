@@ -23,20 +23,23 @@ bool combines(Kind k) {
   return k == Kind::kAcc || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
 }
 
-// The records of a batch fill exactly `bytes` and each is a put or accumulate that can run.
-int check_batch(const char* p, uint64_t bytes) {
+// The records of a batch fill exactly `bytes`, each is a put, accumulate or get that can run,
+// and the gets read `*gets` bytes in all.
+int check_batch(const char* p, uint64_t bytes, uint64_t* gets) {
   uint64_t at = 0;
+  *gets = 0;
   while (at < bytes) {
     if (bytes - at < sizeof(BatchedOp)) return MPI_ERR_TRUNCATE;
     BatchedOp b;
     std::memcpy(&b, p + at, sizeof b);
-    if (b.kind != Kind::kPut && b.kind != Kind::kAcc) return MPI_ERR_INTERN;
+    if (b.kind != Kind::kPut && b.kind != Kind::kAcc && b.kind != Kind::kGet) return MPI_ERR_INTERN;
     if (b.repr > static_cast<uint8_t>(dt::Repr::kBytes) || b.dynamic > 1) return MPI_ERR_INTERN;
     if (b.kind == Kind::kAcc) {
       if (b.op >= static_cast<uint8_t>(dt::Op::kInvalid)) return MPI_ERR_OP;
       if (b.elem_size == 0 || b.bytes % b.elem_size != 0) return MPI_ERR_TYPE;
     }
-    const uint64_t rec = batched_record_bytes(b.bytes);
+    if (b.kind == Kind::kGet) *gets += b.bytes;
+    const uint64_t rec = batched_record_bytes(b.kind, b.bytes);
     if (rec > bytes - at) return MPI_ERR_TRUNCATE;
     at += rec;
   }
@@ -61,8 +64,11 @@ int check_request(const char* msg, std::size_t n) {
   if (r.flags & kBatched) {
     if (r.kind == Kind::kFence) return MPI_ERR_INTERN;
     if (r.batch_bytes > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
-    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes)) return cls;
-  } else if (r.batch_bytes) {
+    uint64_t gets = 0;
+    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes, &gets)) return cls;
+    // The gets' data goes back in the reply: there must be one, announced at its size.
+    if (gets != r.batch_reply || (gets && !r.reply_tag)) return MPI_ERR_INTERN;
+  } else if (r.batch_bytes || r.batch_reply) {
     return MPI_ERR_INTERN;
   }
   if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return 0;

@@ -1,6 +1,7 @@
 #include "transport/am/transfer.h"
 
 #include <climits>
+#include <vector>
 
 #include "datatype/byte_layout.h"
 
@@ -41,6 +42,25 @@ void irecv_bytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, 
   const int count = host_count(bytes, &type, &owned);
   PMPI_Irecv(buf, count, type, src, tag, comm, req);
   if (owned != MPI_DATATYPE_NULL) PMPI_Type_free(&owned);
+}
+
+MPI_Datatype pieces_type(const Piece* pieces, int n) {
+  std::vector<int> lens;
+  std::vector<MPI_Aint> displs;
+  lens.reserve(static_cast<std::size_t>(n));
+  displs.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (!pieces[i].n) continue;
+    MPI_Aint a;
+    PMPI_Get_address(pieces[i].p, &a);
+    lens.push_back(static_cast<int>(pieces[i].n));
+    displs.push_back(a);
+  }
+  MPI_Datatype t;
+  PMPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), displs.data(), MPI_BYTE,
+                            &t);
+  PMPI_Type_commit(&t);
+  return t;
 }
 
 Transfer& Transfer::operator=(Transfer&& o) noexcept {
@@ -88,6 +108,15 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Coun
   x.receive_ = true;
   PMPI_Irecv(l.addr, l.count, l.type, src, tag, comm, &x.req_);
   if (l.owned) x.type_ = l.type;
+  return x;
+}
+
+Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n) {
+  Transfer x;
+  x.receive_ = true;
+  MPI_Datatype t = pieces_type(pieces, n);
+  PMPI_Irecv(MPI_BOTTOM, 1, t, src, tag, comm, &x.req_);
+  PMPI_Type_free(&t);  // a datatype may be freed while a receive that uses it is pending
   return x;
 }
 

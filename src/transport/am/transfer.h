@@ -17,6 +17,16 @@ void isend_bytes(const void* buf, std::size_t bytes, int dest, int tag, MPI_Comm
                  MPI_Request* req);
 void irecv_bytes(void* buf, std::size_t bytes, int src, int tag, MPI_Comm comm, MPI_Request* req);
 
+// Pieces of memory that one host message gathers (a send) or scatters into (a receive), in
+// order: the message's bytes are the same whatever the pieces, so each side chooses its own.
+struct Piece {
+  const void* p;
+  std::size_t n;
+};
+// A host datatype over the pieces (absolute addresses: use with MPI_BOTTOM), to free by the
+// caller; every piece below INT_MAX bytes.
+MPI_Datatype pieces_type(const Piece* pieces, int n);
+
 class Transfer {
  public:
   Transfer() = default;
@@ -34,6 +44,7 @@ class Transfer {
   static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
                           const dt::TypeInfo& t);
+  static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n);
 
   // Not started, or started and complete.
   bool idle() const { return req_ == MPI_REQUEST_NULL; }
