@@ -39,3 +39,6 @@ osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
 osprey_mpi_test(am_get_batch mpi/am_get_batch.c)
 osprey_mpi_variant(credits.am_get_batch am_get_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_get_batch am_get_batch MODES am NP 3 ENV ${_tiny_pools})
+# Batched gets whose origin ranges overlap: the reply is copied, never scattered by the host
+# through a receive type with overlapping entries.
+osprey_mpi_test(am_get_same_buffer mpi/am_get_same_buffer.c)

@@ -253,6 +253,17 @@ TEST(RequestCheck, BatchedGetsNeedTheirReply) {
   EXPECT_EQ(mutate([](Request& r) { r.batch_reply += 8; }), MPI_ERR_INTERN);
   EXPECT_EQ(mutate([](Request& r) { r.batch_reply = 0; }), MPI_ERR_INTERN);
   EXPECT_EQ(mutate([](Request& r) { r.reply_tag = 0; }), MPI_ERR_INTERN);
+  // A get larger than a batch takes, or gets whose reply exceeds a batch's (the target
+  // serves a refused get from a buffer of that size, and holds the whole reply).
+  EXPECT_EQ(check(with_batch(packet(base(Kind::kPut, 64)), batch_records(8, kBatchedGetMax))), 0);
+  EXPECT_EQ(check(with_batch(packet(base(Kind::kPut, 64)), batch_records(8, kBatchedGetMax + 1))),
+            MPI_ERR_INTERN);
+  std::vector<char> many;
+  for (uint32_t sum = 0; sum <= kBatchReplyMax; sum += kBatchedGetMax) {
+    const std::vector<char> one = batch_records(8, kBatchedGetMax);
+    many.insert(many.end(), one.begin(), one.end());
+  }
+  EXPECT_EQ(check(with_batch(packet(base(Kind::kPut, 64)), many)), MPI_ERR_INTERN);
   // Room in a reply without a batch.
   Request plain = base(Kind::kGet, 64);
   plain.batch_reply = 8;

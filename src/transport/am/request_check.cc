@@ -38,7 +38,13 @@ int check_batch(const char* p, uint64_t bytes, uint64_t* gets) {
       if (b.op >= static_cast<uint8_t>(dt::Op::kInvalid)) return MPI_ERR_OP;
       if (b.elem_size == 0 || b.bytes % b.elem_size != 0) return MPI_ERR_TYPE;
     }
-    if (b.kind == Kind::kGet) *gets += b.bytes;
+    if (b.kind == Kind::kGet) {
+      // The target serves a get out of range from a buffer of kBatchedGetMax zeros, and holds
+      // the batch's reply in memory.
+      if (b.bytes > kBatchedGetMax) return MPI_ERR_INTERN;
+      *gets += b.bytes;
+      if (*gets > kBatchReplyMax) return MPI_ERR_INTERN;
+    }
     const uint64_t rec = batched_record_bytes(b.kind, b.bytes);
     if (rec > bytes - at) return MPI_ERR_TRUNCATE;
     at += rec;
