@@ -279,4 +279,10 @@ Status Window::compare_and_swap_general(const void* origin, const void* compare,
   return t.path->compare_and_swap(*this, t, op);
 }
 
+void Window::bulk_accumulate(uint32_t local, dt::Repr r, uint32_t elem_size, dt::Op o, char* te,
+                             const char* oe, std::size_t n_elems) {
+  BulkOpGuard bulk(view_, local);
+  dt::apply_plain_array(r, elem_size, o, te, oe, n_elems);
+}
+
 }  // namespace osprey::rma

@@ -167,6 +167,10 @@ Status PassiveEpochs::lock_all_words(int local) {
   return kOk;
 }
 
+bool Window::fast_lock_all(int local) {
+  return passive_.lock_all_words(local).ok();
+}
+
 Status PassiveEpochs::unlock_all() {
   if (w_.access_ != Access::kLockAll)
     return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock_all without MPI_Win_lock_all");

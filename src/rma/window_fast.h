@@ -43,7 +43,7 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
       // The first operation to a target takes lock_all's lazy shared lock here, as the
       // general path would.
       if (!passive_.lockall_nocheck() && !passive_.lockall_holds(static_cast<int>(local)) &&
-          !passive_.lock_all_words(static_cast<int>(local)).ok())
+          !fast_lock_all(static_cast<int>(local))) [[unlikely]]
         return nullptr;
       break;
     case Access::kLock: {
@@ -114,8 +114,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
         return kOk;
       }
       if (n_elems >= bulk_min_) {
-        BulkOpGuard bulk(view_, local);
-        dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
+        bulk_accumulate(local, t->repr, t->elem_size, o, te, oe, n_elems);
         return kOk;
       }
       // A few elements: applied as a whole (see accumulate.cc), one atomic each.

@@ -42,8 +42,9 @@ class SmallVec {
 
   void clear() { n_ = 0; }
   void push_back(const T& v) {
+    const T copy = v;  // v may be one of ours, which grow() frees
     if (n_ == cap_) grow(n_ * 2);
-    p_[n_++] = v;
+    p_[n_++] = copy;
   }
   // New values are zero (value-initialized).
   void resize(std::size_t n) {

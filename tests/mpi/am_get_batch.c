@@ -288,9 +288,9 @@ int main(int argc, char** argv) {
   memset(got, 0, sizeof got);
   MPI_OK(MPI_Win_lock_all(0, dyn));
   int bad_rc = MPI_SUCCESS;
+  unsigned char junk[32]; /* the failed get's buffer: it must live until the flush */
   for (int k = 0; k < 64; k++) {
     if (k == 31) {
-      unsigned char junk[32];
       bad_rc = MPI_Get(junk, 32, MPI_BYTE, right, all[2 * right + 1], 32, MPI_BYTE, dyn);
       continue;
     }
