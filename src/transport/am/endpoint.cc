@@ -241,14 +241,19 @@ void Endpoint::reply(int dest, int tag, int status, const Part* parts, int n) {
   send_reply(dest, tag, status, n ? kReplyData : 0, std::move(buf));
 }
 
-void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf) {
-  progress::EngineLock g(mu_);
+void Endpoint::write_reply_header(int dest, int status, uint16_t flags, uint64_t gathered,
+                                  Buffer& buf) {
   Reply h{};
   h.status = status;
   h.flags = flags;
   h.credits_back = credits_.take_owed(dest);
-  h.bytes = buf.size() - sizeof h;
+  h.bytes = buf.size() - sizeof h + gathered;
   std::memcpy(buf.data(), &h, sizeof h);
+}
+
+void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf) {
+  progress::EngineLock g(mu_);
+  write_reply_header(dest, status, flags, 0, buf);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
@@ -259,19 +264,15 @@ void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&
 void Endpoint::send_reply(int dest, int tag, int status, uint16_t flags, Buffer&& buf,
                           const Piece* pieces, int n, uint32_t* pending) {
   progress::EngineLock g(mu_);
-  Reply h{};
-  h.status = status;
-  h.flags = flags;
-  h.credits_back = credits_.take_owed(dest);
-  h.bytes = buf.size() - sizeof h;
+  uint64_t gathered = 0;
   for (int i = 0; i < n; ++i)
-    h.bytes += pieces[i].n;
-  std::memcpy(buf.data(), &h, sizeof h);
+    gathered += pieces[i].n;
+  write_reply_header(dest, status, flags, gathered, buf);
   std::vector<Piece> all;
   all.reserve(static_cast<std::size_t>(n) + 2);
-  all.push_back({buf.data(), sizeof h});
+  all.push_back({buf.data(), sizeof(Reply)});
   all.insert(all.end(), pieces, pieces + n);
-  all.push_back({buf.data() + sizeof h, buf.size() - sizeof h});
+  all.push_back({buf.data() + sizeof(Reply), buf.size() - sizeof(Reply)});
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   o.type = pieces_type(all.data(), static_cast<int>(all.size()));
   o.pending = pending;

@@ -119,6 +119,9 @@ class Endpoint {
   const Stats& stats() const { return stats_; }
 
  private:
+  // The Reply header at the front of `buf` (data behind it, plus `gathered` bytes sent from
+  // elsewhere); takes the credits owed to dest. Under mu_.
+  void write_reply_header(int dest, int status, uint16_t flags, uint64_t gathered, Buffer& buf);
   static constexpr uint32_t kPostedSlots = 8;
   // With mu_ held.
   void post(int slot);
