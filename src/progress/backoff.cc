@@ -51,9 +51,22 @@ void Backoff::pause() {
     if (rounds_ < spin_ + yield_) ++rounds_;
     if (!yield_start_ns_) {
       yield_start_ns_ = now_ns();
-      yield_budget_ns_ = !oversub_ || yield_reaches_peers() ? kYieldLongNs : kYieldBriefNs;
+      yield_budget_ns_ = !oversub_               ? kYieldLongNs
+                         : yield_reaches_peers() ? kYieldForever
+                                                 : kYieldBriefNs;
     }
+    if (yield_budget_ns_ != kYieldForever) {
+      sched_yield();
+      return;
+    }
+    if (++yields_ % kYieldsPerCheck == 0) {
+      slow_checks();
+      if (!yield_reaches_peers()) yield_budget_ns_ = kYieldBriefNs;
+    }
+    const uint64_t t0 = now_ns();
     sched_yield();
+    const uint64_t t1 = now_ns();
+    if (t1 - t0 > kSlowYieldNs && note_slow_yield(t1)) yield_budget_ns_ = kYieldBriefNs;
     return;
   }
   slow_checks();

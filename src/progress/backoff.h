@@ -1,9 +1,10 @@
 // How every blocking wait in osprey waits: spin a little, then yield the core, then sleep, so
 // that ranks outnumbering cores still make progress. Long waits check that node peers live.
 // On a node with more ranks than CPUs (progress/oversub.h) the CPU goes to the rank being
-// waited for almost at once: a few spins, a few yields, then a sleep on the wait's doorbell
-// (or futex word) that the releasing side rings; waits without one keep yielding and never
-// sleep on a timer the peer could not shorten.
+// waited for almost at once: a few spins, then yields for as long as the wait lasts; only on a
+// machine crowded by other processes a few yields, then a sleep on the wait's doorbell (or
+// futex word) that the releasing side rings. Waits without one keep yielding and never sleep
+// on a timer the peer could not shorten.
 #pragma once
 
 #include <atomic>
@@ -37,6 +38,7 @@ class Backoff {
     rounds_ = 0;
     sleep_us_ = 1;
     yield_start_ns_ = 0;
+    yields_ = 0;
   }
 
  private:
@@ -44,15 +46,23 @@ class Backoff {
   static constexpr uint32_t kYield = 256;
   // Oversubscribed: the peer is likely waiting for this CPU, so barely spin (a pause is 18 ns
   // here and a yield with nobody else to run 0.3 us: 32 spins cost 3 ranks on 2 CPUs 0.5 us
-  // per fence, a third of it); then yield it for
-  // a while before sleeping. A waiter that sleeps must be woken, and the woken rank preempts
-  // its waker (it slept, so the scheduler owes it time): each epoch of fence or PSCW then costs
-  // a context switch per rank. Yielding hands the CPU over as well, without that debt; Open
-  // MPI's osc/sm only ever yields. Only where a yield likely reaches the rank waited for
-  // (progress/oversub.h): with many ranks per CPU it mostly reaches other waiters, and other
-  // processes take whole time slices; there yield briefly and sleep.
+  // per fence, a third of it); then yield it, for as long as the wait lasts, as Open MPI's
+  // osc/sm does. A waiter that sleeps must be woken, and the woken rank preempts its waker (it
+  // slept, so the scheduler owes it time). Worse, a sleeper and the waiters that keep yielding
+  // fall out of step: the scheduler runs whoever yielded least first (each yield moves the
+  // yielder's deadline a time slice later), so a rank that yielded through a long wait before
+  // sleeping waits, once it has work, until the others have yielded as often. 8 ranks on 2
+  // CPUs took 50-1400 us per fence yielding 1 ms and then sleeping, and 6-9 us yielding
+  // throughout. Only where other processes crowd the machine (progress/oversub.h) do waits
+  // yield briefly and then sleep, as a yield there hands a time slice to an outsider.
   static constexpr uint32_t kSpinOversub = 4;
   static constexpr uint32_t kYieldOversub = 4;
+  static constexpr uint64_t kYieldForever = UINT64_MAX;
+  // How often a wait that yields throughout checks its peers' liveness and the crowd.
+  static constexpr uint32_t kYieldsPerCheck = 64;
+  // A yield that returns this late handed the CPU to something that ran a time slice (the
+  // node's ranks, waiting, pass it on within microseconds): maybe an outsider (oversub.h).
+  static constexpr uint64_t kSlowYieldNs = 250'000;
   // Not oversubscribed, a wait yields for a while too before it sleeps: on a machine loaded by
   // other processes the peer is often off its CPU, and a sleep (50 us at least, the timer
   // slack) that starts just before the peer's release costs every epoch that much; a yielding
@@ -71,6 +81,7 @@ class Backoff {
   uint64_t next_check_ns_ = 0;
   uint64_t yield_start_ns_ = 0;
   uint64_t yield_budget_ns_ = 0;  // decided when the yield phase starts
+  uint32_t yields_ = 0;
 };
 
 // Polls the progress engine until done() holds; with a doorbell, sleeps on it when the node

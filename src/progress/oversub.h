@@ -6,6 +6,8 @@
 
 #include <sched.h>
 
+#include <cstdint>
+
 #include <span>
 
 namespace osprey::progress {
@@ -21,11 +23,17 @@ bool decide_oversubscribed(int node_ranks, int cpus);
 // only part of the node cannot undo what the whole node showed), its ranks and their CPUs.
 void note_oversubscribed(bool yes, int node_ranks, int cpus);
 
-// Whether a waiter that yields its CPU likely hands it to the rank it waits for: at most two of
-// the node's ranks per CPU, and no crowd of other processes competing (the machine has fewer
-// runnable tasks than twice the node's ranks: /proc/loadavg, read at most every 10 ms). With
-// more ranks per CPU a yield mostly reaches another waiter, and outsiders take whole time slices.
+// Whether a waiter that yields its CPU hands it to the node's ranks (the one it waits for, or
+// another waiter that passes it on at once) rather than to a crowd of other processes, each of
+// which would take a time slice. Crowded means: at least twice as many runnable tasks on the
+// machine as the node has ranks (/proc/loadavg, read at most every 10 ms), or, for 100 ms,
+// what note_slow_yield found.
 bool yield_reaches_peers();
+
+// A yield that returned at `now` (CLOCK_MONOTONIC ns) took a time slice's worth. If at least two
+// tasks more than the node's ranks are runnable, other processes compete: the machine counts as
+// crowded, and the answer is true.
+bool note_slow_yield(uint64_t now);
 
 // This process's view (a relaxed load; false until some communicator's setup decided).
 bool oversubscribed();
