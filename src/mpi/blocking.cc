@@ -202,7 +202,7 @@ OSPREY_EXPORT int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* s
 // --- collectives ---
 
 OSPREY_EXPORT int MPI_Barrier(MPI_Comm c) {
-  // Oversubscribed node: a barrier whose waiters sleep until woken (rma/comm_barrier.cc).
+  // A communicator on one node: a barrier on shared memory (rma/comm_barrier.cc).
   if (rma::node_barrier(c)) return MPI_SUCCESS;
   if (!collectives_engaged()) return PMPI_Barrier(c);
   MPI_Request r;

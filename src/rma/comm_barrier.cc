@@ -1,8 +1,10 @@
-// Oversubscription per communicator, and MPI_Barrier on an oversubscribed node. The host's
-// barrier (MPICH over UCX) busy-polls: with more ranks than CPUs, the ranks that arrived spin
-// through their time slices while the rank they wait for has no CPU. The node barrier's
-// waiters sleep on a futex that the last arrival wakes, so the CPU goes to the ranks that
-// still have work. With one arrival counter, each waiter is woken once per barrier.
+// Oversubscription per communicator, and MPI_Barrier on shared memory for communicators on one
+// node. The host's barrier (MPICH over UCX) busy-polls: with more ranks than CPUs, the ranks
+// that arrived spin through their time slices while the rank they wait for has no CPU. The node
+// barrier's waiters yield, or sleep on a futex that the last arrival wakes, so the CPU goes to
+// the ranks that still have work; with one arrival counter, each waiter is released once per
+// barrier. On a node with CPUs to spare it is simply cheaper than the host's barrier for few
+// ranks, and RMA programs call MPI_Barrier between epochs.
 #include <sched.h>
 
 #include "progress/oversub.h"
@@ -67,7 +69,7 @@ void CommInfo::node_barrier() {
 }
 
 bool node_barrier(MPI_Comm c) {
-  if (!progress::oversubscribed() || c == MPI_COMM_NULL || job_may_use_messages()) return false;
+  if (c == MPI_COMM_NULL || job_may_use_messages()) return false;
   CommInfo* ci = CommInfo::find(c);
   if (!ci || !ci->has_node_barrier()) return false;
   ci->node_barrier();

@@ -182,7 +182,8 @@ Status CommInfo::init(MPI_Comm user) {
     ok = shm::cma::probe(next.pid, reinterpret_cast<void*>(next.probe_addr), sizeof(uint64_t));
   }
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
-  if (oversubscribed_ && all_on_node() && node_size_ > 1) setup_node_barrier(node);
+  if ((oversubscribed_ || node_size_ <= kNodeBarrierMaxRanks) && all_on_node() && node_size_ > 1)
+    setup_node_barrier(node);
   PMPI_Comm_free(&node);
   cma_ok_ = ok != 0;
   // From here on the private communicator carries osprey's own messages (the checks above run

@@ -80,14 +80,18 @@ class CommInfo {
   // while none, a poll visits no window.
   std::atomic<std::size_t>& am_work() { return am_work_; }
 
-  // Oversubscribed node, whole communicator on it: a barrier on shared words whose waiters
-  // sleep until the last arrival wakes them (comm_barrier.cc). Same answer on every rank.
+  // Whole communicator on one node, oversubscribed or of at most kNodeBarrierMaxRanks ranks: a
+  // barrier on shared words, whose waiters an oversubscribed node's last arrival wakes
+  // (comm_barrier.cc). Same answer on every rank.
   bool has_node_barrier() const { return barrier_seg_.base() != nullptr; }
   void node_barrier();
   // Whether this communicator's node is oversubscribed: the same on its ranks of one node.
   bool oversubscribed() const { return oversubscribed_; }
 
  private:
+  // Up to this many ranks one arrival counter costs less than the host's barrier (MPICH's at 2
+  // ranks: about 0.5 us, the counter 0.1); beyond, they all contend for its cache line.
+  static constexpr int kNodeBarrierMaxRanks = 16;
   CommInfo() = default;
   ~CommInfo();
   Status init(MPI_Comm user);

@@ -1,7 +1,8 @@
 /* MPI_Barrier keeps the host's point-to-point moving: a rank that enters the barrier with a
  * large send pending must let it complete, since the receiver needs it before it can reach
- * the barrier (MPI-3.1 section 3.7.4, progress). On an oversubscribed node osprey serves
- * MPI_Barrier on shared memory; this checks that its waiters still drive the host. Ranks
+ * the barrier (MPI-3.1 section 3.7.4, progress). For a communicator on one node (an
+ * oversubscribed one, or of few ranks) osprey serves MPI_Barrier on shared memory; this checks
+ * that its waiters still drive the host. Ranks
  * pair up; in each round one of a pair sends 4 MiB (MPI_Isend, MPI_Barrier, MPI_Wait) and the
  * other receives it (MPI_Recv, MPI_Barrier); every byte is checked. */
 #include "common.h"

@@ -38,6 +38,7 @@ class CentralBarrier {
   BarrierResult arrive_and_wait(uint16_t flags, progress::Idle idle,
                                 progress::Idle host_poke = nullptr);
   static constexpr long kPokeSleepNs = 100'000;
+  static constexpr uint32_t kRoundsPerPoke = 8;
 
  private:
   CentralBarrierWords* w_ = nullptr;
