@@ -63,6 +63,10 @@ void Backoff::pause() {
       slow_checks();
       if (!yield_reaches_peers()) yield_budget_ns_ = kYieldBriefNs;
     }
+    if (yields_ % kYieldsPerTimedYield != 0) {
+      sched_yield();
+      return;
+    }
     const uint64_t t0 = now_ns();
     sched_yield();
     const uint64_t t1 = now_ns();

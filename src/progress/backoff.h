@@ -63,6 +63,9 @@ class Backoff {
   // A yield that returns this late handed the CPU to something that ran a time slice (the
   // node's ranks, waiting, pass it on within microseconds): maybe an outsider (oversub.h).
   static constexpr uint64_t kSlowYieldNs = 250'000;
+  // Only every so many yields are timed: two clock reads cost a sixth of a yield that finds
+  // the CPU free, and a crowd makes most yields slow.
+  static constexpr uint32_t kYieldsPerTimedYield = 8;
   // Not oversubscribed, a wait yields for a while too before it sleeps: on a machine loaded by
   // other processes the peer is often off its CPU, and a sleep (50 us at least, the timer
   // slack) that starts just before the peer's release costs every epoch that much; a yielding
