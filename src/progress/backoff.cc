@@ -32,8 +32,9 @@ void Backoff::slow_checks() {
   }
 }
 
-Backoff::Backoff()
+Backoff::Backoff(Waiting w)
     : oversub_(oversubscribed()),
+      busy_(w == Waiting::kBusy && !oversub_),
       spin_(oversub_ ? kSpinOversub : kSpin),
       yield_(oversub_ ? kYieldOversub : kYield) {}
 
@@ -42,6 +43,11 @@ bool Backoff::yielded_enough() const {
 }
 
 void Backoff::pause() {
+  if (busy_) {
+    cpu::relax();
+    if (++rounds_ % kBusyRoundsPerCheck == 0) slow_checks();
+    return;
+  }
   if (rounds_ < spin_) {
     ++rounds_;
     cpu::relax();

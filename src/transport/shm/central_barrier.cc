@@ -24,11 +24,14 @@ BarrierResult CentralBarrier::arrive_and_wait(uint16_t flags, progress::Idle idl
     progress::ring(w_->bell);
   } else {
     auto open = [&] { return w_->opened.load(std::memory_order_acquire) == e; };
-    progress::Backoff b;
+    // MPI_Barrier (host_poke) stands in for the host's barrier, which busy-polls.
+    progress::Backoff b(host_poke ? progress::Backoff::Waiting::kBusy
+                                  : progress::Backoff::Waiting::kPolite);
     for (uint32_t round = 0; !open(); ++round) {
       if (!idle && host_poke) {
-        // A poke costs about what the last arrival takes to come (0.1 us): not every round.
-        if (round % kRoundsPerPoke == 0) host_poke();
+        // A poke costs about what the last arrival takes to come (0.1 us): not every round
+        // while spinning and yielding, but between any two sleeps.
+        if (round % kRoundsPerPoke == 0 || b.sleeping()) host_poke();
         b.pause_on(w_->bell, open, kPokeSleepNs);
       } else if (!idle) {
         b.pause_on(w_->bell, open);

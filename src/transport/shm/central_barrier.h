@@ -34,7 +34,8 @@ class CentralBarrier {
 
   // Blocks until every rank arrived, running `idle` while it waits (with an idle it yields
   // instead of sleeping: progress must keep running); full memory barriers before and after.
-  // Without an idle, `host_poke` (if given) runs between sleeps of at most kPokeSleepNs.
+  // Without an idle, `host_poke` (if given) runs every kRoundsPerPoke rounds of spinning or
+  // yielding, and between sleeps of at most kPokeSleepNs.
   BarrierResult arrive_and_wait(uint16_t flags, progress::Idle idle,
                                 progress::Idle host_poke = nullptr);
   static constexpr long kPokeSleepNs = 100'000;
