@@ -5,17 +5,12 @@
 
 #include "progress/liveness.h"
 #include "progress/oversub.h"
+#include "util/clock.h"
 #include "util/cpu.h"
 #include "util/futex.h"
 
 namespace osprey::progress {
 namespace {
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 constexpr uint64_t kCheckPeriodNs = 100'000'000;  // liveness check while sleeping
 constexpr uint32_t kMaxSleepUs = 256;
@@ -23,7 +18,7 @@ constexpr uint32_t kMaxSleepUs = 256;
 }  // namespace
 
 void Backoff::slow_checks() {
-  const uint64_t t = now_ns();
+  const uint64_t t = monotonic_ns();
   if (next_check_ns_ == 0) {
     next_check_ns_ = t + kCheckPeriodNs;
   } else if (t >= next_check_ns_) {
@@ -39,7 +34,7 @@ Backoff::Backoff(Waiting w)
       yield_(oversub_ ? kYieldOversub : kYield) {}
 
 bool Backoff::yielded_enough() const {
-  return yield_start_ns_ && now_ns() - yield_start_ns_ >= yield_budget_ns_;
+  return yield_start_ns_ && monotonic_ns() - yield_start_ns_ >= yield_budget_ns_;
 }
 
 void Backoff::pause() {
@@ -56,7 +51,7 @@ void Backoff::pause() {
   if (!sleeping()) {
     if (rounds_ < spin_ + yield_) ++rounds_;
     if (!yield_start_ns_) {
-      yield_start_ns_ = now_ns();
+      yield_start_ns_ = monotonic_ns();
       yield_budget_ns_ = !oversub_               ? kYieldLongNs
                          : yield_reaches_peers() ? kYieldForever
                                                  : kYieldBriefNs;
@@ -73,9 +68,9 @@ void Backoff::pause() {
       sched_yield();
       return;
     }
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = monotonic_ns();
     sched_yield();
-    const uint64_t t1 = now_ns();
+    const uint64_t t1 = monotonic_ns();
     if (t1 - t0 > kSlowYieldNs && note_slow_yield(t1)) yield_budget_ns_ = kYieldBriefNs;
     return;
   }

@@ -1,7 +1,6 @@
 #include "progress/oversub.h"
 
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/clock.h"
 #include "util/config.h"
 
 namespace osprey::progress {
@@ -21,12 +21,6 @@ std::atomic<int> cpus_of_node{0};
 std::atomic<uint64_t> crowded_until_ns{0};
 constexpr uint64_t kCrowdHoldNs = 100'000'000;
 constexpr uint64_t kSlowYieldReadNs = 1'000'000;  // /proc/loadavg at most this often for them
-
-uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // The machine's runnable tasks (the fourth field of /proc/loadavg, "running/total"), or -1.
 int runnable_tasks() {
@@ -73,7 +67,7 @@ bool yield_reaches_peers() {
   if (ranks <= 0 || cpus <= 0) return false;  // unknown
   static std::atomic<uint64_t> next_read_ns{0};
   static std::atomic<bool> crowded{false};
-  const uint64_t t = now_ns();
+  const uint64_t t = monotonic_ns();
   if (t < crowded_until_ns.load(std::memory_order_relaxed)) return false;
   if (t >= next_read_ns.load(std::memory_order_relaxed)) {
     next_read_ns.store(t + 10'000'000, std::memory_order_relaxed);
