@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include "progress/oversub.h"
+#include "progress/sched_groups.h"
 #include "rma/comm_info.h"
 #include "rma/runtime.h"
 #include "util/log.h"
@@ -29,6 +30,12 @@ bool CommInfo::detect_oversubscription(MPI_Comm node) {
   progress::note_oversubscribed(yes != 0, node_ranks, cpus);
   OSPREY_LOG(1, "%d ranks on this node, %d CPUs in their affinity masks: %s", node_ranks, cpus,
              yes ? "oversubscribed" : "not oversubscribed");
+  if (yes && progress::cpu_share_of_its_own())
+    OSPREY_LOG(1,
+               "this rank leads its own session and the kernel shares CPU time out per session "
+               "(autogroup): it gets an equal share of its CPU, waiting or working, and a waiting "
+               "rank cannot pass its share to a working one (kernel.sched_autogroup_enabled=0, or "
+               "the job in a CPU cgroup, lifts that)");
   return yes != 0;
 }
 

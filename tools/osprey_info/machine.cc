@@ -9,6 +9,7 @@
 
 #include "cma_probe.h"
 #include "progress/oversub.h"
+#include "progress/sched_groups.h"
 #include "util/config.h"
 
 namespace osprey::info {
@@ -67,6 +68,13 @@ void print_cpus() {
     when = "with more than " + std::to_string(in_mask) + " ranks on a node whose ranks share " +
            "this mask";
   std::printf("  %-22s%s\n", "oversubscribed", when.c_str());
+  // Why ranks that wait may still take their full share of an oversubscribed CPU.
+  if (progress::cpu_time_shared_by_session())
+    std::printf("  %-22s%s\n%-24s%s\n", "CPU time",
+                "shared out per session (autogroup): ranks started in sessions of their own", "",
+                "(MPICH's mpiexec does so) get equal shares of a CPU, waiting or working");
+  else
+    std::printf("  %-22s%s\n", "CPU time", "shared out per process");
 }
 
 }  // namespace
