@@ -130,6 +130,13 @@ def sh(cmd):
     return p.stdout.strip() or "unknown"
 
 
+def sessions(launch, env=None):
+    """How many sessions a launcher's two ranks are in (1: shared, 2: one each)."""
+    p = subprocess.run(["sh", "-c", launch + " sh -c 'ps -o sid= -p $$'"], capture_output=True,
+                       text=True, env={**os.environ, **(env or {})})
+    return str(len(set(p.stdout.split()))) if p.returncode == 0 else "unknown"
+
+
 def machine():
     """What the figures depend on, for RESULTS.md."""
     return {
@@ -142,6 +149,12 @@ def machine():
         "Open MPI": sh("ompi_info --version 2>/dev/null | head -1") + ", osc " +
         engines.OPENMPI_ENV["OMPI_MCA_osc"],
         "osprey": sh(f"git -C {ROOT} describe --always --dirty"),
+        # With autogroup on, a rank in a session of its own gets an equal CPU share, waiting or
+        # not (MPICH's mpiexec starts each rank so): this decides the rows with more ranks than
+        # CPUs.
+        "kernel.sched_autogroup_enabled": sh("cat /proc/sys/kernel/sched_autogroup_enabled"),
+        "sessions of 2 ranks": "MPICH " + sessions("mpiexec.mpich -n 2") + ", Open MPI " +
+        sessions("mpiexec.openmpi -n 2", engines.OPENMPI_ENV),
     }
 
 

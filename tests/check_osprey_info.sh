@@ -42,6 +42,7 @@ case $mode in
     expect '^  /dev/shm +([0-9.]+ GiB free of [0-9.]+ GiB|not available)'
     expect '^  CPUs +[0-9]+ in this process.s affinity mask, [0-9]+ online$'
     expect '^  oversubscribed +'
+    expect '^  CPU time +shared out per (session|process)'
     expect '^  OSPREY_TRANSPORT +default auto +current '
     ;;
   check)
