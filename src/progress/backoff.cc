@@ -29,7 +29,9 @@ void Backoff::slow_checks() {
 
 Backoff::Backoff(Waiting w)
     : oversub_(oversubscribed()),
-      busy_(w == Waiting::kBusy && !oversub_),
+      busy_(!oversub_ &&
+            (w == Waiting::kBusy || (w == Waiting::kBusyUnlessThreads &&
+                                     !concurrent_threads.load(std::memory_order_relaxed)))),
       spin_(oversub_ ? kSpinOversub : kSpin),
       yield_(oversub_ ? kYieldOversub : kYield) {}
 

@@ -23,7 +23,10 @@ class Backoff {
   // over user memory took 0.52 us beside a spinning target, 0.58 beside a sleeping one, 0.65
   // beside a yielding one (each yield is a system call; the two CPUs here are likely one
   // core's hyperthreads).
-  enum class Waiting { kPolite, kBusy };
+  // kBusyUnlessThreads: the same for a wait on another process's step in a synchronization
+  // (fence, PSCW; the host's own busy-poll), but only while one thread at a time is in MPI: threads
+  // of one process may wait on each other there, and outnumber CPUs.
+  enum class Waiting { kPolite, kBusy, kBusyUnlessThreads };
   explicit Backoff(Waiting w = Waiting::kPolite);
   // One round of waiting.
   void pause();
@@ -100,9 +103,10 @@ class Backoff {
 // Polls the progress engine until done() holds; with a doorbell, sleeps on it when the node
 // is oversubscribed.
 template <class Done>
-void wait_until(Done&& done, Doorbell* bell = nullptr) {
+void wait_until(Done&& done, Doorbell* bell = nullptr,
+                Backoff::Waiting w = Backoff::Waiting::kPolite) {
   if (done()) return;
-  Backoff b;
+  Backoff b(w);
   for (;;) {
     const bool did = poll();
     if (done()) return;

@@ -114,7 +114,8 @@ void PscwEpochs::await_post(int local) {
       w_.view_.match(static_cast<uint32_t>(w_.ci_->node_rank()))[local / 64];
   const uint64_t bit = uint64_t{1} << (local % 64);
   progress::wait_until([&] { return (word.load(std::memory_order_acquire) & bit) != 0; },
-                       &w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank())).bell);
+                       &w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank())).bell,
+                       progress::Backoff::Waiting::kBusyUnlessThreads);
   word.fetch_and(~bit, std::memory_order_acq_rel);  // consumed: the next post sets it again
   cpu::mem_sync_beside_rmw();  // accesses after this see the target's exposed memory
 }
@@ -211,7 +212,8 @@ Status PscwEpochs::wait() {
   // only by node origins, so with origins on the message path the wait keeps polling.
   shm::PscwWords& mine = w_.view_.pscw(static_cast<uint32_t>(w_.ci_->node_rank()));
   if (exposure_done()) return kOk;
-  progress::Backoff b;
+  // Spins while origins issue their epochs' operations, as node_barrier.cc says of fence.
+  progress::Backoff b(progress::Backoff::Waiting::kBusyUnlessThreads);
   for (;;) {
     const bool did = progress::poll();
     if (exposure_done()) return kOk;
