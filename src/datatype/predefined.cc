@@ -98,7 +98,9 @@ void add(const Entry& e) {
   // Alignment is checked per access; here only whether the width allows atomics at all.
   const uint32_t width = element_bytes(info->repr, info->elem_size);
   static const char probe[16] __attribute__((aligned(16))) = {};
-  if (lock_free(info->repr, info->elem_size, probe)) info->atomic_width = width;
+  // A power of two, which the fast paths' alignment mask relies on (window_fast.h).
+  if (lock_free(info->repr, info->elem_size, probe) && (width & (width - 1)) == 0)
+    info->atomic_width = width;
   std::size_t i = detail::predefined_slot(handle_key(e.type));
   while (detail::predefined_slots[i])
     i = (i + 1) & (detail::kPredefinedSlots - 1);

@@ -88,8 +88,11 @@ class BulkOpGuard {
     spin_lock(lock_.word, std::memory_order_seq_cst);
     // In flight means between two instructions of a running operation: the wait is short, and
     // it runs no progress (the operations waited for never wait for this process).
+    // The Backoff only when there is something to wait for: building one costs two calls, and
+    // this runs for every accumulate on more than one element.
     for (uint32_t a = 0; a < v.layout().nranks; ++a) {
       std::atomic<uint32_t>& n = v.inflight(a, target);
+      if (n.load(std::memory_order_seq_cst) == 0) continue;
       progress::Backoff b;
       while (n.load(std::memory_order_seq_cst) != 0)
         b.pause();
