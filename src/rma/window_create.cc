@@ -22,6 +22,14 @@
 namespace osprey::rma {
 namespace {
 
+// Where MPI_Win_allocate memory starts within its first page. Not at the page start: a buffer
+// from malloc (large ones start 16 bytes into a page) then sits 16 bytes past the window's
+// data modulo 4 KiB, and glibc's memcpy of a get into it stalls on every load that matches a
+// just-stored address in its low 12 bits (4K aliasing): 4-256 KiB gets ran 5-16 % slower.
+// Half a page away, neither malloc's nor page-aligned buffers come near, in either direction.
+// MPI_Win_allocate_shared keeps page starts (MPICH's, which programs may test for).
+constexpr std::size_t kAllocatePageOffset = 2048;
+
 // What each node member tells the node root at setup.
 struct MemberInit {
   int64_t size;
@@ -128,8 +136,9 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   for (uint32_t i = 0; i < nlocal; ++i)
     sizes[i] = static_cast<uint64_t>(members[i].size);
   const std::size_t stripes = config().lock_stripes;
-  const auto l = shm::SegmentLayout::compute(nlocal, with_data ? sizes.data() : nullptr, contiguous,
-                                             stripes, dynamic, offsets.data());
+  const auto l = shm::SegmentLayout::compute(
+      nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
+      flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0);
   Announce a{};
   a.total = l.total;
   a.stripes = stripes;

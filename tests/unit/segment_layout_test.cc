@@ -24,6 +24,17 @@ TEST(SegmentLayout, NoncontiguousRanksArePageAligned) {
   EXPECT_EQ(off[2], l.data + 3 * 4096);
 }
 
+TEST(SegmentLayout, NoncontiguousRanksStartAtTheOffsetIntoTheirOwnPages) {
+  uint64_t sizes[3] = {100, 5000, 2048}, off[3];
+  auto l = SegmentLayout::compute(3, sizes, false, 16, false, off, 2048);
+  for (uint64_t o : off)
+    EXPECT_EQ(o % 4096, 2048u);
+  EXPECT_EQ(off[0], l.data + 2048);
+  EXPECT_EQ(off[1], l.data + 4096 + 2048);      // rank 0's 100 bytes end in its first page
+  EXPECT_EQ(off[2], l.data + 3 * 4096 + 2048);  // rank 1's 5000 bytes spill into a third
+  EXPECT_GE(l.total, off[2] + 2048);
+}
+
 TEST(SegmentLayout, ControlPartsDoNotOverlap) {
   auto l = SegmentLayout::compute(5, nullptr, false, 8, true, nullptr);
   EXPECT_LT(l.rank_info, l.locks);

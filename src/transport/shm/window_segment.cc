@@ -12,8 +12,8 @@ std::size_t align_up(std::size_t x, std::size_t a) {
 }  // namespace
 
 SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
-                                     std::size_t stripes, bool dynamic,
-                                     uint64_t* data_offsets_out) {
+                                     std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
+                                     std::size_t page_offset) {
   SegmentLayout l;
   l.nranks = nranks;
   l.stripes = stripes;
@@ -45,7 +45,7 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   off = l.data;
   if (sizes) {
     for (uint32_t i = 0; i < nranks; ++i) {
-      if (!contiguous) off = align_up(off, kPage);
+      if (!contiguous) off = align_up(off, kPage) + page_offset;
       data_offsets_out[i] = off;
       off += sizes[i];
     }

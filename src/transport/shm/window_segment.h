@@ -99,10 +99,12 @@ struct SegmentLayout {
   std::size_t total = 0;         // segment size
 
   // sizes[i]: bytes of node-local rank i, or nullptr for windows without memory here.
-  // contiguous: ranks' memory back to back (allocate_shared default); else page aligned.
+  // contiguous: ranks' memory back to back (allocate_shared default); else each rank's starts
+  // page_offset bytes into a page of its own.
   // dynamic: a dynamic window (attach table headers).
   static SegmentLayout compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
-                               std::size_t stripes, bool dynamic, uint64_t* data_offsets_out);
+                               std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
+                               std::size_t page_offset = 0);
 };
 
 // Typed access to a mapped segment.
