@@ -28,8 +28,7 @@ void Stripes::cover(int local, uint64_t lo, uint64_t hi, std::vector<std::size_t
     set.push_back(index(local, g << 4));
 }
 
-void spin_lock(std::atomic<uint32_t>& w, std::memory_order order) {
-  if (w.exchange(1, order) == 0) return;
+void spin_lock_contended(std::atomic<uint32_t>& w, std::memory_order order) {
   progress::Backoff b;
   for (;;) {
     while (w.load(std::memory_order_relaxed) != 0)

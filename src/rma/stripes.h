@@ -16,7 +16,13 @@ namespace osprey::rma {
 // this process holds.
 // `order`: seq_cst where the holder then reads words that others write before they read this
 // one (rma/acc_gate.h).
-void spin_lock(std::atomic<uint32_t>& w, std::memory_order order = std::memory_order_acquire);
+// The wait once the lock was found taken.
+void spin_lock_contended(std::atomic<uint32_t>& w, std::memory_order order);
+// Inline: every accumulate on more than one element takes one, nearly always free.
+inline void spin_lock(std::atomic<uint32_t>& w,
+                      std::memory_order order = std::memory_order_acquire) {
+  if (w.exchange(1, order) != 0) spin_lock_contended(w, order);
+}
 inline void spin_unlock(std::atomic<uint32_t>& w) {
   w.store(0, std::memory_order_release);
 }
