@@ -101,6 +101,14 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == victim) die();
     if (t_rank == 0) {
+      /* Ranks leave a barrier one after the other: the victim, still waiting in it, could serve
+       * the get before it dies. The get goes once the victim is gone (its shield reaps it). */
+      int waited_ms = 0;
+      while (kill(pids[victim], 0) == 0) {
+        CHECK(waited_ms < 10000, "the victim (process %d) did not die", pids[victim]);
+        usleep(1000);
+        waited_ms++;
+      }
       MPI_OK(MPI_Win_lock_all(0, win));
       MPI_OK(MPI_Get(&got, 1, MPI_INT64_T, victim, 0, 1, MPI_INT64_T, win));
       MPI_OK(MPI_Win_flush(victim, win));
