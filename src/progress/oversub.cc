@@ -1,8 +1,5 @@
 #include "progress/oversub.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +7,7 @@
 
 #include "util/clock.h"
 #include "util/config.h"
+#include "util/proc_file.h"
 
 namespace osprey::progress {
 namespace {
@@ -24,13 +22,8 @@ constexpr uint64_t kSlowYieldReadNs = 1'000'000;  // /proc/loadavg at most this 
 
 // The machine's runnable tasks (the fourth field of /proc/loadavg, "running/total"), or -1.
 int runnable_tasks() {
-  const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
   char buf[128];
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return -1;
-  buf[n] = 0;
+  if (read_small_file("/proc/loadavg", buf, sizeof buf) == 0) return -1;
   const char* p = buf;
   for (int field = 0; field < 3 && p; ++field) {
     p = std::strchr(p, ' ');

@@ -1,19 +1,11 @@
 #include "progress/sched_groups.h"
 
-#include <fcntl.h>
 #include <unistd.h>
+
+#include "util/proc_file.h"
 
 namespace osprey::progress {
 namespace {
-
-std::string read_small_file(const char* path) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  char buf[4096];
-  const ssize_t n = read(fd, buf, sizeof buf);
-  close(fd);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
 
 bool lists_cpu_controller(std::string_view controllers) {
   while (!controllers.empty()) {
@@ -46,9 +38,12 @@ CpuCgroup cpu_cgroup_of(std::string_view text) {
 }
 
 bool cpu_time_shared_by_session() {
-  const std::string on = read_small_file("/proc/sys/kernel/sched_autogroup_enabled");
-  if (on.empty() || on[0] != '1') return false;
-  const CpuCgroup group = cpu_cgroup_of(read_small_file("/proc/self/cgroup"));
+  char buf[4096];
+  if (read_small_file("/proc/sys/kernel/sched_autogroup_enabled", buf, sizeof buf) == 0 ||
+      buf[0] != '1')
+    return false;
+  const std::size_t n = read_small_file("/proc/self/cgroup", buf, sizeof buf);
+  const CpuCgroup group = cpu_cgroup_of(std::string_view(buf, n));
   if (group.path.empty() || group.path == "/") return true;
   if (group.v1) return false;
   // A unified (v2) cgroup other than the root still leaves CPU time to autogroup unless the cpu

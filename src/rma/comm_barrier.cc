@@ -30,7 +30,8 @@ bool CommInfo::detect_oversubscription(MPI_Comm node) {
   progress::note_oversubscribed(yes != 0, node_ranks, cpus);
   OSPREY_LOG(1, "%d ranks on this node, %d CPUs in their affinity masks: %s", node_ranks, cpus,
              yes ? "oversubscribed" : "not oversubscribed");
-  if (yes && progress::cpu_share_of_its_own())
+  // Two file reads per communicator: only when the line would be printed.
+  if (yes && config().debug >= 1 && progress::cpu_share_of_its_own())
     OSPREY_LOG(1,
                "this rank leads its own session and the kernel shares CPU time out per session "
                "(autogroup): it gets an equal share of its CPU, waiting or working, and a waiting "
