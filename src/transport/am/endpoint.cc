@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "datatype/byte_layout.h"
+#include "transport/am/compact.h"
 #include "transport/am/transfer.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -219,6 +220,7 @@ void Endpoint::send_request(int dest, Buffer&& buf) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
   const uint16_t back = credits_.take_owed(dest);
   std::memcpy(buf.data() + offsetof(Request, credits_back), &back, sizeof back);
+  compact_request(buf);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
@@ -412,6 +414,11 @@ bool Endpoint::poll_requests() {
     int count = 0;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     const char* msg = space_.data() + static_cast<std::size_t>(slot) * slot_bytes_;
+    if (is_compact(msg, static_cast<std::size_t>(count)) &&
+        expand_request(msg, static_cast<std::size_t>(count), expanded_)) {
+      msg = expanded_.data();
+      count = static_cast<int>(expanded_.size());
+    }
     if (static_cast<std::size_t>(count) < sizeof(Request)) {
       // Not even a header (nothing to answer, no credit to account): dropped.
       OSPREY_LOG(1, "truncated request of %d bytes from rank %d dropped", count, st.MPI_SOURCE);

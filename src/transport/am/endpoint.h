@@ -141,7 +141,8 @@ class Endpoint {
   std::size_t slot_bytes_ = 0;
   std::vector<char> space_;
   std::vector<MPI_Request> slot_req_;
-  std::deque<int> posted_;  // slots in posting order
+  std::deque<int> posted_;      // slots in posting order
+  std::vector<char> expanded_;  // the poller's: a short request in its full form
   System sys_in_{};
   MPI_Request sys_req_ = MPI_REQUEST_NULL;
   Credits credits_;
