@@ -368,12 +368,13 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
 }
 
 // n contiguous elements, the operation fixed per loop so that the compiler can vectorize it.
-// AVX2 where the CPU has it, chosen at load time (an ifunc), except under ThreadSanitizer, whose
-// runtime is not ready when ifunc resolvers run.
+// AVX-512 (x86-64-v4) or AVX2 where the CPU has it, chosen at load time (an ifunc), except under
+// ThreadSanitizer, whose runtime is not ready when ifunc resolvers run. Open MPI picks its
+// reduction kernels the same way; AVX-512 made int64 sums of 512 B-32 KiB 10-30% faster here.
 #if defined(__SANITIZE_THREAD__)
 #define OSPREY_VECTOR_CLONES
 #else
-#define OSPREY_VECTOR_CLONES [[gnu::target_clones("avx2", "default")]]
+#define OSPREY_VECTOR_CLONES [[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]]
 #endif
 template <class T>
 OSPREY_VECTOR_CLONES void plain_array(Op op, char* target, const char* origin, std::size_t n) {
