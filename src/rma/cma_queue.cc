@@ -35,7 +35,7 @@ void CmaQueues::init(int node_size, std::size_t limit) {
 
 Status CmaQueues::put(int local, pid_t pid, uint64_t remote, const void* src, std::size_t n) {
   Queue& q = q_[static_cast<std::size_t>(local)];
-  std::lock_guard<std::mutex> g(q.mu);
+  std::lock_guard<progress::EngineMutex> g(q.mu);
   Status s = kOk;
   if (q.ents.size() == kMaxEntries || q.staged + n > kStageBytes) s = issue(q);
   if (!q.stage) q.stage.reset(new char[kStageBytes]);
@@ -49,7 +49,7 @@ Status CmaQueues::put(int local, pid_t pid, uint64_t remote, const void* src, st
 
 Status CmaQueues::get(int local, pid_t pid, uint64_t remote, void* dst, std::size_t n) {
   Queue& q = q_[static_cast<std::size_t>(local)];
-  std::lock_guard<std::mutex> g(q.mu);
+  std::lock_guard<progress::EngineMutex> g(q.mu);
   Status s = kOk;
   if (q.ents.size() == kMaxEntries) s = issue(q);
   q.pid = pid;
@@ -91,7 +91,7 @@ Status CmaQueues::drain(int local) {
   // Not pending: nothing queued, or another thread's issue already returned (a thread that is
   // still issuing keeps the flag set until its calls are done).
   if (!q.pending.load(std::memory_order_acquire)) return kOk;
-  std::lock_guard<std::mutex> g(q.mu);
+  std::lock_guard<progress::EngineMutex> g(q.mu);
   return issue(q);
 }
 

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <vector>
 
+#include "progress/engine.h"
 #include "util/status.h"
 
 namespace osprey::rma {
@@ -56,7 +57,7 @@ class CmaQueues {
     bool write;
   };
   struct Queue {
-    std::mutex mu;
+    progress::EngineMutex mu;          // free without concurrent threads
     std::atomic<bool> pending{false};  // read without mu to skip empty queues
     pid_t pid = 0;
     std::vector<Entry> ents;
