@@ -1,5 +1,6 @@
 #include "datatype/apply.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <type_traits>
@@ -451,8 +452,42 @@ void apply_plain(Repr r, uint32_t data_bytes, Op op, void* target, const void* o
   });
 }
 
+namespace {
+
+// Large arrays whose old values are kept (get_accumulate): the old values first, then the
+// combination, a chunk at a time, so that the chunk is still in the L1 cache when the
+// combination reads it again; in one pass each over a large array the second read came from
+// memory (5-10% of the operation). Only arithmetic types (pairs go element by element).
+constexpr std::size_t kKeptChunk = 8192;
+
+[[gnu::noinline]] bool kept_array(Repr r, uint32_t data_bytes, Op op, char* target,
+                                  const char* origin, std::size_t count, char* old) {
+  bool done = false;
+  with_type(r, data_bytes, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<T>) {
+      constexpr std::size_t kChunk = kKeptChunk / sizeof(T);
+      for (std::size_t at = 0; at < count; at += kChunk) {
+        const std::size_t m = std::min(kChunk, count - at);
+        std::memcpy(old + at * sizeof(T), target + at * sizeof(T), m * sizeof(T));
+        plain_array<T>(op, target + at * sizeof(T), origin + at * sizeof(T), m);
+      }
+      done = true;
+    }
+  });
+  return done;
+}
+
+}  // namespace
+
 void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const void* origin,
                        std::size_t count, void* old) {
+  // Small arrays stay on the path below untouched: with the chunked loop inlined there, a
+  // 16-512 B get_accumulate + flush took 7 ns more.
+  if (old && count * data_bytes > kKeptChunk &&
+      kept_array(r, data_bytes, op, static_cast<char*>(target), static_cast<const char*>(origin),
+                 count, static_cast<char*>(old)))
+    return;
   with_type(r, data_bytes, [&](auto tag) {
     using T = typename decltype(tag)::type;
     char* t = static_cast<char*>(target);

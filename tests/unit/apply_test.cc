@@ -426,30 +426,41 @@ TEST(ApplyKernels, OldMayBeNull) {
 }
 
 TEST(ApplyKernels, PlainArrayEqualsOneCallPerElement) {
-  constexpr std::size_t kN = 13;
+  // 13: a remainder only, for most widths; 150: vector bodies of every width, then a remainder;
+  // 9000: more than one chunk of a get_accumulate (8 KiB each), for every width.
   std::mt19937_64 rng(99);
-  for (const Case& c : kCases)
-    for (Op op : kOps) {
-      if (!op_applies(op, c.cat)) continue;
-      SCOPED_TRACE(describe(c, op));
-      const std::size_t step = stride(c);
-      std::vector<unsigned char> target(kN * step + 32), origin(kN * step + 32);
-      for (std::size_t i = 0; i < kN; ++i) {
-        unsigned char t[32], o[32];
-        generate(c, op, rng, t);
-        generate(c, op, rng, o);
-        std::memcpy(&target[i * step], t, step);
-        std::memcpy(&origin[i * step], o, step);
+  for (std::size_t kN : {std::size_t{13}, std::size_t{150}, std::size_t{9000}})
+    for (const Case& c : kCases)
+      for (Op op : kOps) {
+        if (!op_applies(op, c.cat)) continue;
+        SCOPED_TRACE(describe(c, op) + " n=" + std::to_string(kN));
+        const std::size_t step = stride(c);
+        std::vector<unsigned char> target(kN * step + 32), origin(kN * step + 32);
+        for (std::size_t i = 0; i < kN; ++i) {
+          unsigned char t[32], o[32];
+          generate(c, op, rng, t);
+          generate(c, op, rng, o);
+          std::memcpy(&target[i * step], t, step);
+          std::memcpy(&origin[i * step], o, step);
+        }
+        std::vector<unsigned char> by_array = target, by_element = target;
+        std::vector<unsigned char> fetched = target, kept(kN * step + 32, 0xa5);
+        const std::vector<unsigned char> untouched = kept;
+        apply_plain_array(c.repr, c.bytes, op, by_array.data(), origin.data(), kN);
+        apply_plain_array(c.repr, c.bytes, op, fetched.data(), origin.data(), kN, kept.data());
+        for (std::size_t i = 0; i < kN; ++i)
+          apply_plain(c.repr, c.bytes, op, &by_element[i * step], &origin[i * step], nullptr);
+        for (std::size_t i = 0; i < kN; ++i) {
+          EXPECT_TRUE(same_data(c, &by_array[i * step], &by_element[i * step])) << "element " << i;
+          // With the old values kept (get_accumulate): the same result, and the values before.
+          EXPECT_TRUE(same_data(c, &fetched[i * step], &by_element[i * step])) << "element " << i;
+          EXPECT_TRUE(same_data(c, &kept[i * step], &target[i * step])) << "old element " << i;
+        }
+        // Nothing written past the last element.
+        EXPECT_EQ(std::memcmp(&by_array[kN * step], &target[kN * step], 32), 0);
+        EXPECT_EQ(std::memcmp(&fetched[kN * step], &target[kN * step], 32), 0);
+        EXPECT_EQ(std::memcmp(&kept[kN * step], &untouched[kN * step], 32), 0);
       }
-      std::vector<unsigned char> by_array = target, by_element = target;
-      apply_plain_array(c.repr, c.bytes, op, by_array.data(), origin.data(), kN);
-      for (std::size_t i = 0; i < kN; ++i)
-        apply_plain(c.repr, c.bytes, op, &by_element[i * step], &origin[i * step], nullptr);
-      for (std::size_t i = 0; i < kN; ++i)
-        EXPECT_TRUE(same_data(c, &by_array[i * step], &by_element[i * step])) << "element " << i;
-      // Nothing written past the last element.
-      EXPECT_EQ(std::memcmp(&by_array[kN * step], &target[kN * step], 32), 0);
-    }
 }
 
 TEST(ApplyKernels, PlainArrayOfZeroElementsWritesNothing) {
