@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "transport/am/request_check.h"
@@ -122,6 +123,31 @@ TEST(CompactRequest, TooShortToExpandIsRefused) {
   EXPECT_FALSE(expand_request(m.data(), sizeof(CompactRequest) - 1, out));
   EXPECT_TRUE(expand_request(m.data(), sizeof(CompactRequest), out));
   EXPECT_EQ(out.size(), sizeof(Request));
+}
+
+// A damaged short request expands to something the checker judges without reading outside the
+// message (the sanitizer builds run this too).
+TEST(CompactRequest, DamagedShortRequestsStayInsideTheMessage) {
+  std::mt19937 rng(12);
+  for (std::size_t data : {8u, 16u, 40u}) {
+    Buffer m = message(small_put(data), data);
+    compact_request(m);
+    ASSERT_TRUE(is_compact(m.data(), m.size()));
+    for (int round = 0; round < 2000; ++round) {
+      std::vector<char> bad(m.begin(), m.end());
+      for (int k = 0; k < 3; ++k)
+        bad[rng() % bad.size()] = static_cast<char>(rng());
+      bad[0] = static_cast<char>(bad[0] | kCompactBit);
+      const std::size_t n = rng() % (bad.size() + 1);
+      std::vector<char> out;
+      if (!expand_request(bad.data(), n, out)) {
+        EXPECT_LT(n, sizeof(CompactRequest));
+        continue;
+      }
+      EXPECT_EQ(out.size(), sizeof(Request) + (n - sizeof(CompactRequest)));
+      (void)check_request(out.data(), out.size());
+    }
+  }
 }
 
 }  // namespace

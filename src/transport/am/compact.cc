@@ -30,11 +30,12 @@ Request expand(const CompactRequest& c) {
 void compact_request(Buffer& msg) {
   constexpr uint16_t kFollows =
       kSeparateData | kSeparateLayout | kTypeStore | kTypeCached | kBatched;
+  const std::size_t data = msg.size() - sizeof(Request);
+  // A bare header is inside the host's short messages already: rewriting it only costs.
+  if (data == 0 || data > kCompactDataMax) return;
   Request r;
   std::memcpy(&r, msg.data(), sizeof r);
-  const std::size_t data = msg.size() - sizeof r;
-  // A bare header is inside the host's short messages already: rewriting it only costs.
-  if (data == 0 || data > kCompactDataMax || (r.flags & kFollows)) return;
+  if (r.flags & kFollows) return;
   if (r.bytes > UINT32_MAX || r.tcount < 0 || r.tcount > UINT32_MAX || r.tlb < INT32_MIN ||
       r.tlb > INT32_MAX)
     return;

@@ -84,11 +84,12 @@ struct Request {
 };
 static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
 
-// Small requests travel with a shorter header: a put, accumulate, fetch or synchronization of
-// a dense target with nothing that follows separately, and no layout or batch. MPICH's ch4:ucx
-// sends messages of up to 88 bytes on its inline path and larger ones through a copy, which
-// costs 0.17 us more per round trip here, and a full header leaves no room for an 8-byte put
-// below that. The target expands it back into a Request before anything else looks at it.
+// Requests with a little inline data travel with a shorter header: a put, accumulate,
+// fetch_and_op or compare_and_swap of a dense target, with no layout, batch or separate
+// payload. MPICH's ch4:ucx sends messages of up to 88 bytes on its inline path and larger ones
+// through a copy, which costs 0.17 us more per round trip here; a full header is 88 bytes, so
+// it left no room for even an 8-byte put below that (bare headers stay full: they fit). The
+// target's endpoint expands it back into a Request before anything else looks at it.
 constexpr uint8_t kCompactBit = 0x80;  // in the first byte: a CompactRequest
 struct CompactRequest {
   uint8_t kind;  // Kind | kCompactBit
