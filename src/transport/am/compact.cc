@@ -6,22 +6,29 @@
 namespace osprey::am {
 namespace {
 
+// The fields both forms carry, from one to the other (the short one's narrower fields are
+// checked before they are filled).
+template <class To, class From>
+void copy_shared(To& to, const From& from) {
+  to.op = from.op;
+  to.flags = from.flags;
+  to.repr = from.repr;
+  to.credits_back = from.credits_back;
+  to.elem_size = from.elem_size;
+  to.reply_tag = from.reply_tag;
+  to.window = from.window;
+  to.where = from.where;
+  to.bytes = static_cast<decltype(to.bytes)>(from.bytes);
+  to.epoch = from.epoch;
+  to.tcount = static_cast<decltype(to.tcount)>(from.tcount);
+  to.tlb = static_cast<decltype(to.tlb)>(from.tlb);
+}
+
 Request expand(const CompactRequest& c) {
   Request r{};
+  copy_shared(r, c);
   r.kind = static_cast<Kind>(c.kind & ~kCompactBit);
-  r.op = c.op;
-  r.flags = c.flags;
-  r.repr = c.repr;
-  r.credits_back = c.credits_back;
-  r.elem_size = c.elem_size;
-  r.reply_tag = c.reply_tag;
   r.data_tag = c.reply_tag ? c.reply_tag + 1 : 0;
-  r.window = c.window;
-  r.where = c.where;
-  r.bytes = c.bytes;
-  r.epoch = c.epoch;
-  r.tcount = c.tcount;
-  r.tlb = c.tlb;
   return r;
 }
 
@@ -40,19 +47,8 @@ void compact_request(Buffer& msg) {
       r.tlb > INT32_MAX)
     return;
   CompactRequest c{};
+  copy_shared(c, r);
   c.kind = static_cast<uint8_t>(static_cast<uint8_t>(r.kind) | kCompactBit);
-  c.op = r.op;
-  c.flags = r.flags;
-  c.repr = r.repr;
-  c.credits_back = r.credits_back;
-  c.elem_size = r.elem_size;
-  c.reply_tag = r.reply_tag;
-  c.window = r.window;
-  c.where = r.where;
-  c.bytes = static_cast<uint32_t>(r.bytes);
-  c.epoch = r.epoch;
-  c.tcount = static_cast<uint32_t>(r.tcount);
-  c.tlb = static_cast<int32_t>(r.tlb);
   // Only what the target reads of a dense request without followers may differ (the extent of
   // a dense type is its size; the rest is zero): anything else keeps the full header.
   Request back = expand(c);
