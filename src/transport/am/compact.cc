@@ -42,15 +42,14 @@ void compact_request(Buffer& msg) {
   if (data == 0 || data > kCompactDataMax) return;
   Request r;
   std::memcpy(&r, msg.data(), sizeof r);
+  // A request with a layout (named or following) is the one whose target reads its extent.
   if (r.flags & kFollows) return;
-  if (r.bytes > UINT32_MAX || r.tcount < 0 || r.tcount > UINT32_MAX || r.tlb < INT32_MIN ||
-      r.tlb > INT32_MAX)
-    return;
   CompactRequest c{};
   copy_shared(c, r);
   c.kind = static_cast<uint8_t>(static_cast<uint8_t>(r.kind) | kCompactBit);
-  // Only what the target reads of a dense request without followers may differ (the extent of
-  // a dense type is its size; the rest is zero): anything else keeps the full header.
+  // The short form must give back the very header (a field too wide for it, a data tag it
+  // cannot derive, anything a batch or layout sets: the full header goes), but for the extent
+  // of the dense target type, which no request without a layout is read for.
   Request back = expand(c);
   back.textent = r.textent;
   if (std::memcmp(&back, &r, sizeof r) != 0) return;
