@@ -21,6 +21,7 @@
 #include "datatype/elements.h"
 #include "datatype/runs.h"
 #include "rma/acc_gate.h"
+#include "rma/acc_stage.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
 #include "transport/shm/cma.h"
@@ -147,29 +148,34 @@ Status Window::apply_cma_region(const TargetView& t, const RmaOp& op, bool strip
   return shm::cma::write(t.pid, liov.data(), liov.size(), riov.data(), riov.size());
 }
 
-// A contiguous array of elements on every side, under BulkOpGuard: read, combine and write back
-// a chunk at a time, so that the local copy stays in the cache between the three steps.
+// A contiguous array of elements on every side, under BulkOpGuard.
 Status Window::apply_cma_array(const TargetView& t, const RmaOp& op, char* remote,
                                std::size_t bytes) {
-  const dt::Repr r = op.ttype->repr;
-  const uint32_t n = op.ttype->elem_size;
   const char* origin = op.otype ? static_cast<const char*>(op.origin) + op.otype->true_lb : nullptr;
   char* result = op.rtype ? static_cast<char*>(op.result) + op.rtype->true_lb : nullptr;
-  if (op.op == dt::Op::kReplace && !result)  // nothing to read or combine
-    return shm::cma::write(t.pid, remote, origin, bytes);
+  return cma_combine(t.pid, remote, op.ttype->repr, op.ttype->elem_size, op.op, origin, result,
+                     bytes);
+}
+
+// Read, combine and write back a chunk at a time, so that the local copy stays in the cache
+// between the three steps.
+Status cma_combine(pid_t pid, char* remote, dt::Repr r, uint32_t n, dt::Op op, const char* origin,
+                   char* result, std::size_t bytes) {
+  if (op == dt::Op::kReplace && !result)  // nothing to read or combine
+    return shm::cma::write(pid, remote, origin, bytes);
   const std::size_t chunk = std::min(bytes, kCmaChunk - kCmaChunk % n);
   Mirror mirror(chunk);
   for (std::size_t at = 0; at < bytes; at += chunk) {
     const std::size_t len = std::min(chunk, bytes - at);
-    if (op.op == dt::Op::kNoOp) {
+    if (op == dt::Op::kNoOp) {
       // Nothing to write back: straight into the result.
-      if (result) OSPREY_TRY(shm::cma::read(t.pid, remote + at, result + at, len));
+      if (result) OSPREY_TRY(shm::cma::read(pid, remote + at, result + at, len));
       continue;
     }
     char* m = mirror.data();
-    OSPREY_TRY(shm::cma::read(t.pid, remote + at, m, len));
-    dt::apply_plain_array(r, n, op.op, m, origin + at, len / n, result ? result + at : nullptr);
-    OSPREY_TRY(shm::cma::write(t.pid, remote + at, m, len));
+    OSPREY_TRY(shm::cma::read(pid, remote + at, m, len));
+    dt::apply_plain_array(r, n, op, m, origin + at, len / n, result ? result + at : nullptr);
+    OSPREY_TRY(shm::cma::write(pid, remote + at, m, len));
   }
   return kOk;
 }

@@ -9,6 +9,9 @@ namespace {
 
 constexpr int kFenceAsserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+// Barrier flag of a rank that staged accumulates this epoch (acc_stage.h), beside the
+// assertion flags of fence_collective_bits.
+constexpr uint16_t kStagedBit = 4;
 
 }  // namespace
 
@@ -39,10 +42,18 @@ Status FenceEpoch::fence(int assert) {
     s = w_.am_fence(assert);
     cpu::mem_sync();
   } else {
-    const shm::BarrierResult r = w_.node_barrier(fence_collective_bits(assert));
-    if (r.any != r.all)
+    const uint16_t asserts = fence_collective_bits(assert);
+    const shm::BarrierResult r = w_.node_barrier(asserts | (w_.stage_.staged() ? kStagedBit : 0));
+    if ((r.any ^ r.all) & ~uint32_t{kStagedBit})
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
+    if (r.any & kStagedBit) {
+      // Every rank applies what was staged for it before any rank leaves the fence (a rank
+      // may read or write another's memory in the next epoch).
+      w_.stage_.apply_mine();
+      w_.stage_.epoch_ended();
+      w_.node_barrier(asserts);
+    }
   }
   ops_.store(false, std::memory_order_relaxed);
   w_.access_.store((assert& MPI_MODE_NOSUCCEED) ? Access::kNone : Access::kFence,

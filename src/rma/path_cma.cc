@@ -3,7 +3,10 @@
 // window's per-target queue (cma_queue.h) until the synchronization that completes them; every
 // other operation toward the target first issues what waits there, so that operations toward
 // one target happen in the order they were made. It cannot do atomics: accumulates read,
-// combine and write back under the lock stripes of their elements (accumulate_cma.cc).
+// combine and write back under the lock stripes of their elements (accumulate_cma.cc), or,
+// under fence and PSCW, wait in the target's staging area for the target to apply them
+// (acc_stage.h); every other operation toward the target first applies those itself.
+#include "datatype/apply.h"
 #include "datatype/runs.h"
 #include "rma/paths.h"
 #include "rma/transfer.h"
@@ -14,6 +17,7 @@ namespace osprey::rma {
 class CmaPath final : public NodePath {
  public:
   Status put(Window& w, const TargetView& t, const RmaOp& op) override {
+    OSPREY_TRY(w.stage_.settle(t));
     if (dense(op) && w.cma_queue_.takes_put(dt::data_bytes(op.ocount, *op.otype))) {
       return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<const char*>(op.origin) + op.otype->true_lb,
@@ -23,6 +27,7 @@ class CmaPath final : public NodePath {
     return cma_move(true, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status get(Window& w, const TargetView& t, const RmaOp& op) override {
+    OSPREY_TRY(w.stage_.settle(t));
     if (dense(op) && w.cma_queue_.takes_get()) {
       return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb,
@@ -32,10 +37,15 @@ class CmaPath final : public NodePath {
     return cma_move(false, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
+    if (w.stage_.usable() && stageable(w, op) &&
+        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype)))
+      return kOk;
+    OSPREY_TRY(w.stage_.settle(t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
+    OSPREY_TRY(w.stage_.settle(t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.cas_cma(t, op);
   }
@@ -55,6 +65,14 @@ class CmaPath final : public NodePath {
   // Request-based operations complete at once (their request is then complete), and
   // non-dense layouts go straight through their own list of ranges.
   static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }
+  // An accumulate the target may apply at the end of the epoch: no result, one array of
+  // elements on both sides, in an epoch whose end the target takes part in.
+  static bool stageable(const Window& w, const RmaOp& op) {
+    const Access a = w.access_.load(std::memory_order_relaxed);
+    return (a == Access::kFence || a == Access::kPscw) && !op.rtype && op.otype && dense(op) &&
+           op.op != dt::Op::kNoOp &&
+           dt::element_bytes(op.ttype->repr, op.ttype->elem_size) == op.ttype->elem_size;
+  }
 };
 
 TargetPath* cma_path() {

@@ -164,6 +164,7 @@ Status PscwEpochs::complete() {
   // Complete only promises local completion: wait for the sends and for data of gets. The
   // epoch ends even if a target reported an error.
   const Status flushed = w_.uses_am_ ? w_.am_flush_all(true) : kOk;
+  w_.stage_.epoch_ended();  // the targets apply what this epoch staged
   for (int r : start_ranks_)
     mark_fast(r, 0);
   start_ranks_.clear();
@@ -202,6 +203,7 @@ bool PscwEpochs::exposure_done() {
   }
   c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
   cpu::mem_sync_beside_rmw();  // local accesses after this see the origins' operations
+  w_.stage_.apply_mine();      // and the accumulates they left to apply here
   exposure_ = false;
   return true;
 }

@@ -15,6 +15,7 @@
 #include "datatype/ops.h"
 #include "datatype/type_info.h"
 #include "progress/engine.h"
+#include "rma/acc_stage.h"
 #include "rma/am_state.h"
 #include "rma/cma_queue.h"
 #include "rma/comm_info.h"
@@ -383,6 +384,8 @@ class Window {
   // Small puts and gets toward node peers on the cross-memory attach path, until the
   // synchronization that completes them.
   CmaQueues cma_queue_;
+  // Accumulates toward node peers' private memory under fence and PSCW, left for the target.
+  AccStage stage_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
 };

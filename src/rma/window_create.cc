@@ -48,6 +48,7 @@ struct Announce {
   shm::SegmentName name;
   uint64_t total;
   uint64_t stripes;
+  uint64_t stage_bytes;
   int32_t ok;
   int32_t pad;
 };
@@ -110,8 +111,8 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     Status s = a.ok ? shm::Segment::attach(a.name, a.total, seg_)
                     : Err(MPI_ERR_NO_MEM, "osprey: the node could not create window memory");
     if (s.ok()) {
-      const auto l =
-          shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic, nullptr);
+      const auto l = shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic,
+                                                 nullptr, 0, a.stage_bytes);
       view_ = shm::SegmentView(seg_.base(), l);
     }
     // 1: the segment is mapped; 2: so is every peer's MPI_Alloc_mem memory.
@@ -136,12 +137,16 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   for (uint32_t i = 0; i < nlocal; ++i)
     sizes[i] = static_cast<uint64_t>(members[i].size);
   const std::size_t stripes = config().lock_stripes;
+  // Private memory of node peers is reached by cross-memory attach: accumulates toward it may
+  // wait in its owner's staging area (rma/acc_stage.h).
+  const std::size_t stage = !with_data && nlocal > 1 && !force_am_ ? config().acc_stage : 0;
   const auto l = shm::SegmentLayout::compute(
       nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
-      flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0);
+      flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0, stage);
   Announce a{};
   a.total = l.total;
   a.stripes = stripes;
+  a.stage_bytes = stage;
   Status s = nlocal == 1 ? shm::Segment::create_private(l.total, seg_)
                          : shm::Segment::create(l.total, seg_, a.name);
   a.ok = s.ok();
@@ -245,6 +250,7 @@ void Window::finish_setup(const Args& a) {
   remote_path_ = message_path();
   path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
+  if (!uses_am_) stage_.init(view_, node_rank_, static_cast<uint32_t>(ci_->node_size()));
   setup_fast_targets();
 }
 

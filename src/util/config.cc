@@ -20,6 +20,9 @@ constexpr ConfigVar kVars[] = {
      "at once)"},
     {"OSPREY_DEBUG", &Config::debug, 0, "`1`: log setup decisions and every error to stderr"},
     {"OSPREY_STATS", &Config::stats, 0, "`1`: print message counts per rank at `MPI_Finalize`"},
+    {"OSPREY_ACC_STAGE", &Config::acc_stage, 0,
+     "bytes of each rank's staging area in windows over private memory: accumulates from node "
+     "peers wait there under fence and PSCW for the target to apply them (`0`: none)"},
     {"OSPREY_LOCK_STRIPES", &Config::lock_stripes, 1,
      "accumulate lock stripes per window (non-CPU-atomic cases)"},
     {"OSPREY_SLOTS", &Config::slots, 1, "slots of a window's operation table (message path)"},

@@ -26,6 +26,7 @@ struct Config {
   int debug = 0;
   bool stats = false;
   std::size_t lock_stripes = 256;
+  std::size_t acc_stage = 32768;
   // Operation table (message path).
   std::size_t slots = 64;
   std::size_t op_pool_local = 256;

@@ -51,5 +51,22 @@ TEST(SegmentLayout, ControlPartsDoNotOverlap) {
   EXPECT_GT(l.total, l.data);
 }
 
+TEST(SegmentLayout, StagingAreasFollowTheAttachTablesOnTheirOwnLines) {
+  auto none = SegmentLayout::compute(3, nullptr, false, 8, true, nullptr);
+  EXPECT_EQ(none.stage_bytes, 0u);
+  auto l = SegmentLayout::compute(3, nullptr, false, 8, true, nullptr, 0, 1000);
+  EXPECT_EQ(l.stage_bytes, 1024u);  // rounded up to whole cache lines
+  EXPECT_EQ(l.stage, l.attach + 3 * sizeof(AttachTableHeader));
+  EXPECT_EQ(l.stage % 64, 0u);
+  EXPECT_LE(l.stage + 3 * (sizeof(StageHeader) + 1024), l.data);
+  alignas(64) static char seg[1 << 16];
+  ASSERT_LE(l.data, sizeof seg);
+  SegmentView v(seg, l);
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(reinterpret_cast<char*>(&v.stage(i)), seg + l.stage + i * (64 + 1024));
+    EXPECT_EQ(v.stage_data(i), reinterpret_cast<char*>(&v.stage(i)) + 64);
+  }
+}
+
 }  // namespace
 }  // namespace osprey::shm

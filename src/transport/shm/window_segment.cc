@@ -13,7 +13,7 @@ std::size_t align_up(std::size_t x, std::size_t a) {
 
 SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
                                      std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
-                                     std::size_t page_offset) {
+                                     std::size_t page_offset, std::size_t stage_bytes) {
   SegmentLayout l;
   l.nranks = nranks;
   l.stripes = stripes;
@@ -41,6 +41,9 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   off += stripes * sizeof(Stripe);
   l.attach = off;
   if (dynamic) off += nranks * sizeof(AttachTableHeader);
+  l.stage_bytes = align_up(stage_bytes, cpu::kCacheLine);
+  l.stage = off;
+  if (l.stage_bytes) off += nranks * (sizeof(StageHeader) + l.stage_bytes);
   l.data = align_up(off, kPage);
   off = l.data;
   if (sizes) {

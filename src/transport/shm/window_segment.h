@@ -1,7 +1,8 @@
 // The layout of a window's node segment: a header with the node barrier, one record per
 // node-local rank (where its memory is, its lock words, its accumulate lock, its PSCW
-// counters), the accumulate lock stripes, where the attach tables of dynamic windows are, then
-// the window memory of allocate flavors.
+// counters), the accumulate lock stripes, where the attach tables of dynamic windows are, the
+// accumulate staging areas of windows over private memory, then the window memory of allocate
+// flavors.
 // One segment per window per node; every field is reached through offsets computed here.
 #pragma once
 
@@ -86,6 +87,12 @@ struct alignas(cpu::kCacheLine) Stripe {
   std::atomic<uint32_t> word;
 };
 
+// The head of one rank's accumulate staging area (rma/acc_stage.h): bytes reserved in it this
+// epoch, the area's bytes following.
+struct alignas(cpu::kCacheLine) StageHeader {
+  std::atomic<uint64_t> used;
+};
+
 // Offsets of every part of a window segment, identical on all ranks of the node.
 struct SegmentLayout {
   uint32_t nranks = 0;
@@ -94,17 +101,19 @@ struct SegmentLayout {
   bool dynamic = false;  // attach table headers present
   std::size_t barrier = 0, central = 0, rank_info = 0, locks = 0, acc = 0, inflight = 0, pscw = 0,
               match = 0, stripe = 0, attach = 0;
-  std::size_t inflight_row = 0;  // bytes of one rank's row of in-flight counters
-  std::size_t data = 0;          // first data byte (page aligned)
-  std::size_t total = 0;         // segment size
+  std::size_t stage = 0, stage_bytes = 0;  // staging areas: where, and bytes of each (0: none)
+  std::size_t inflight_row = 0;            // bytes of one rank's row of in-flight counters
+  std::size_t data = 0;                    // first data byte (page aligned)
+  std::size_t total = 0;                   // segment size
 
   // sizes[i]: bytes of node-local rank i, or nullptr for windows without memory here.
   // contiguous: ranks' memory back to back (allocate_shared default); else each rank's starts
   // page_offset bytes into a page of its own.
   // dynamic: a dynamic window (attach table headers).
+  // stage_bytes: each rank's accumulate staging area (0: none).
   static SegmentLayout compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
                                std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
-                               std::size_t page_offset = 0);
+                               std::size_t page_offset = 0, std::size_t stage_bytes = 0);
 };
 
 // Typed access to a mapped segment.
@@ -136,6 +145,14 @@ class SegmentView {
   // The attach table headers of all node-local ranks (dynamic windows only).
   AttachTableHeader* attach_headers() const {
     return reinterpret_cast<AttachTableHeader*>(base_ + l_.attach);
+  }
+  // Node-local rank i's accumulate staging area (layout().stage_bytes after the header).
+  StageHeader& stage(uint32_t i) const {
+    return *reinterpret_cast<StageHeader*>(base_ + l_.stage +
+                                           i * (sizeof(StageHeader) + l_.stage_bytes));
+  }
+  char* stage_data(uint32_t i) const {
+    return reinterpret_cast<char*>(&stage(i)) + sizeof(StageHeader);
   }
   char* data(uint64_t offset) const { return base_ + offset; }
   const SegmentLayout& layout() const { return l_; }

@@ -1,0 +1,131 @@
+#include "rma/acc_stage.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "datatype/apply.h"
+#include "rma/acc_gate.h"
+#include "rma/transfer.h"
+#include "rma/window.h"
+
+namespace osprey::rma {
+namespace {
+
+// Entries start on their own cache line: origins write neighbouring entries at once.
+constexpr std::size_t kEntryAlign = 64;
+
+enum State : uint8_t {
+  kStaged = 1,   // for the target to apply
+  kSettled = 2,  // its origin applied it (settle)
+  kEnd = 3,      // a reservation that did not fit: nothing from here on
+};
+
+}  // namespace
+
+struct AccStage::Entry {
+  uint64_t addr;  // the target's own address of the first element
+  uint32_t bytes;
+  uint32_t elem_size;
+  dt::Repr repr;
+  dt::Op op;
+  uint8_t state;
+  // The data follows at kDataOffset, 16-byte aligned for any element type.
+  char* data() { return reinterpret_cast<char*>(this) + kDataOffset; }
+  static constexpr std::size_t kDataOffset = 32;
+};
+static_assert(sizeof(AccStage::Entry) <= AccStage::Entry::kDataOffset);
+
+namespace {
+
+std::size_t entry_size(std::size_t bytes) {
+  return (AccStage::Entry::kDataOffset + bytes + kEntryAlign - 1) / kEntryAlign * kEntryAlign;
+}
+
+}  // namespace
+
+void AccStage::init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal) {
+  view_ = &view;
+  me_ = me;
+  area_ = view.layout().stage_bytes;
+  mine_.assign(area_ ? nlocal : 0, {});
+}
+
+bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes) {
+  if (bytes > kStageOpMax) return false;
+  const std::size_t need = entry_size(bytes);
+  const uint32_t target = static_cast<uint32_t>(t.local);
+  shm::StageHeader& h = view_->stage(target);
+  // A full area stays full until the epoch ends: no more read-modify-writes on its line.
+  if (h.used.load(std::memory_order_relaxed) >= area_) return false;
+  const uint64_t off = h.used.fetch_add(need, std::memory_order_relaxed);
+  staged_ = true;
+  char* at = view_->stage_data(target) + off;
+  if (off + need > area_) {
+    // Every later reservation starts further on and fails too: the target stops reading here.
+    if (off + Entry::kDataOffset <= area_) reinterpret_cast<Entry*>(at)->state = kEnd;
+    return false;
+  }
+  Entry* e = new (at) Entry;
+  e->addr = remote_address(t, op.where) + op.ttype->true_lb;
+  e->bytes = static_cast<uint32_t>(bytes);
+  e->elem_size = op.ttype->elem_size;
+  e->repr = op.ttype->repr;
+  e->op = op.op;
+  std::memcpy(e->data(), static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
+  e->state = kStaged;  // the epoch's synchronization publishes it
+  mine_[target].push_back(static_cast<uint32_t>(off));
+  ++pending_;
+  return true;
+}
+
+Status AccStage::settle_slow(const TargetView& t) {
+  std::vector<uint32_t>& offs = mine_[static_cast<uint32_t>(t.local)];
+  if (offs.empty()) return kOk;
+  char* area = view_->stage_data(static_cast<uint32_t>(t.local));
+  Status s = kOk;
+  {
+    BulkOpGuard bulk(*view_, static_cast<uint32_t>(t.local));
+    for (uint32_t off : offs) {
+      Entry* e = reinterpret_cast<Entry*>(area + off);
+      if (s.ok())
+        s = cma_combine(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, e->op,
+                        e->data(), nullptr, e->bytes);
+      e->state = kSettled;  // failed or not: reported here, never applied twice
+    }
+  }
+  pending_ -= static_cast<uint32_t>(offs.size());
+  offs.clear();
+  return s;
+}
+
+void AccStage::epoch_ended() {
+  if (!staged_) return;
+  for (auto& offs : mine_)
+    offs.clear();
+  pending_ = 0;
+  staged_ = false;
+}
+
+void AccStage::apply_mine() {
+  if (!area_) return;
+  shm::StageHeader& h = view_->stage(me_);
+  const uint64_t used = std::min<uint64_t>(h.used.load(std::memory_order_acquire), area_);
+  if (used == 0) return;
+  char* area = view_->stage_data(me_);
+  {
+    // A passive-target epoch of another origin may update this memory meanwhile.
+    BulkOpGuard bulk(*view_, me_);
+    for (uint64_t off = 0; off + Entry::kDataOffset <= used;) {
+      Entry* e = reinterpret_cast<Entry*>(area + off);
+      if (e->state == kEnd) break;
+      if (e->state == kStaged)
+        dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
+                              e->data(), e->bytes / e->elem_size);
+      off += entry_size(e->bytes);
+    }
+  }
+  h.used.store(0, std::memory_order_release);
+}
+
+}  // namespace osprey::rma

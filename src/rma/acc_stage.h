@@ -1,0 +1,82 @@
+// Accumulates toward a node peer's private memory (MPI_Win_create, dynamic windows) under fence
+// and PSCW: instead of two system calls (read, combine, write back by cross-memory attach), the
+// origin copies the operation into the target's staging area in the node segment, and the target
+// applies what its area holds when the epoch ends: after the fence's barrier (fence.cc runs a
+// second barrier then, so no rank reads the memory before), or in MPI_Win_wait / MPI_Win_test
+// once its origins completed. Passive target epochs do not stage: the target takes no part.
+//
+// What stages: accumulates without result, dense on both sides, of at most kStageOpMax bytes,
+// while the area has room, in processes where one thread at a time is inside MPI. Everything else
+// toward that target goes the direct way, and first applies this origin's staged entries toward it
+// itself (settle), so that the target sees this origin's operations in the order they were made
+// (the default accumulate_ordering). Atomicity is that of accumulate_cma.cc: each entry applies
+// under the target rank's whole-operation lock (BulkOpGuard), whoever applies it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "datatype/basic.h"
+#include "datatype/ops.h"
+#include "progress/engine.h"
+#include "transport/shm/window_segment.h"
+#include "util/status.h"
+
+namespace osprey::rma {
+
+struct RmaOp;
+struct TargetView;
+
+// One accumulate of `n` bytes read, combined and written back in process `pid` by cross-memory
+// attach, with nothing else updating that memory meanwhile (defined in accumulate_cma.cc).
+Status cma_combine(pid_t pid, char* remote, dt::Repr r, uint32_t elem_size, dt::Op op,
+                   const char* origin, char* result, std::size_t n);
+
+class AccStage {
+ public:
+  // Largest accumulate that stages: past this the system calls are a small part of its cost.
+  static constexpr std::size_t kStageOpMax = 1024;
+
+  // `view`'s staging areas (none: nothing stages); `me`: this process's node-local index.
+  void init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal);
+  // Not while threads may be inside the engine together: an operation made by one thread while
+  // another is in the fence's barrier would belong to either epoch, and one staged while its
+  // target empties its area would be lost (the direct way has no such window).
+  bool usable() const {
+    return area_ > 0 && !progress::concurrent_threads.load(std::memory_order_relaxed);
+  }
+
+  // Leaves `op` (`bytes` of data) in target t's area; false if it does not stage (the caller
+  // then settles t and applies it directly).
+  bool stage(const TargetView& t, const RmaOp& op, std::size_t bytes);
+  // Applies this process's entries still staged toward t itself, before an operation that must
+  // come after them.
+  Status settle(const TargetView& t) { return pending_ ? settle_slow(t) : kOk; }
+  // Whether this process reserved space in any area since the last epoch_ended(): its target
+  // must then walk and empty the area, even if the entries were settled or did not fit.
+  bool staged() const { return staged_; }
+  // The epoch's synchronization handed every staged entry to its target.
+  void epoch_ended();
+
+  // Target side, once the origins' epoch ended: applies the entries in this rank's own area.
+  void apply_mine();
+
+  struct Entry;  // one staged operation in an area (acc_stage.cc)
+
+ private:
+  Status settle_slow(const TargetView& t);
+
+  const shm::SegmentView* view_ = nullptr;
+  uint32_t me_ = 0;
+  std::size_t area_ = 0;  // bytes of each rank's area (0: staging off)
+  // One thread at a time stages (usable()), so these need no lock.
+  std::vector<std::vector<uint32_t>> mine_;  // per target: offsets of this process's entries
+  uint32_t pending_ = 0;                     // entries in mine_
+  bool staged_ = false;                      // see staged()
+};
+
+}  // namespace osprey::rma
