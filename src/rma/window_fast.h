@@ -115,7 +115,14 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
       const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
       const std::size_t n_elems = static_cast<std::size_t>(ocount);
-      if (n_elems > 1 && sole_updater(rank)) {
+      if (n_elems == 1) {  // the commonest case first, as fetch_and_op does it
+        SingleOpGuard single(view_, node_rank_, local);
+        if (t->cat != dt::Category::kInteger ||
+            !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
+          dt::apply_atomic(t->repr, t->elem_size, o, te, oe, nullptr);
+        return kOk;
+      }
+      if (sole_updater(rank)) {
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
         return kOk;
       }
@@ -124,8 +131,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
         return kOk;
       }
       // A few elements: applied as a whole (see accumulate.cc), one atomic each.
-      WholeOpGuard whole(view_.acc(local), n_elems > 1);
-      SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
+      WholeOpGuard whole(view_.acc(local), true);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
@@ -158,8 +164,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems, re);
         return kOk;
       }
-      WholeOpGuard whole(view_.acc(local), n_elems > 1);
-      SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
+      WholeOpGuard whole(view_.acc(local), true);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < tcount; ++i) {
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))
