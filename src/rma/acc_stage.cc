@@ -4,16 +4,22 @@
 #include <cstring>
 #include <new>
 
+#include <unistd.h>
+
 #include "datatype/apply.h"
 #include "rma/acc_gate.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
+#include "transport/shm/cma.h"
 
 namespace osprey::rma {
 namespace {
 
 // Entries start on their own cache line: origins write neighbouring entries at once.
 constexpr std::size_t kEntryAlign = 64;
+// The target reads a referenced origin buffer this much at a time into a buffer that stays in
+// the cache while it is combined.
+constexpr std::size_t kPullChunk = 256u << 10;
 
 enum State : uint8_t {
   kStaged = 1,   // for the target to apply
@@ -25,8 +31,10 @@ enum State : uint8_t {
 
 struct AccStage::Entry {
   uint64_t addr;  // the target's own address of the first element
+  uint64_t src;   // a reference entry: the data's address in the origin (0: the data follows)
   uint32_t bytes;
   uint32_t elem_size;
+  int32_t pid;  // a reference entry: the origin process
   dt::Repr repr;
   dt::Op op;
   uint8_t state;
@@ -47,13 +55,15 @@ std::size_t entry_size(std::size_t bytes) {
 void AccStage::init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal) {
   view_ = &view;
   me_ = me;
+  pid_ = getpid();
   area_ = view.layout().stage_bytes;
   mine_.assign(area_ ? nlocal : 0, {});
 }
 
-bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes) {
-  if (bytes > kStageOpMax) return false;
-  const std::size_t need = entry_size(bytes);
+bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bool by_reference) {
+  const bool ref = bytes > kStageOpMax;
+  if (ref && (!by_reference || bytes < kReferenceMin || bytes > UINT32_MAX)) return false;
+  const std::size_t need = entry_size(ref ? 0 : bytes);
   const uint32_t target = static_cast<uint32_t>(t.local);
   shm::StageHeader& h = view_->stage(target);
   // A full area stays full until the epoch ends: no more read-modify-writes on its line.
@@ -67,12 +77,15 @@ bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes) {
     return false;
   }
   Entry* e = new (at) Entry;
+  const char* data = static_cast<const char*>(op.origin) + op.otype->true_lb;
   e->addr = remote_address(t, op.where) + op.ttype->true_lb;
+  e->src = ref ? reinterpret_cast<uint64_t>(data) : 0;
   e->bytes = static_cast<uint32_t>(bytes);
   e->elem_size = op.ttype->elem_size;
+  e->pid = pid_;
   e->repr = op.ttype->repr;
   e->op = op.op;
-  std::memcpy(e->data(), static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
+  if (!ref) std::memcpy(e->data(), data, bytes);
   e->state = kStaged;  // the epoch's synchronization publishes it
   mine_[target].push_back(static_cast<uint32_t>(off));
   ++pending_;
@@ -88,9 +101,10 @@ Status AccStage::settle_slow(const TargetView& t) {
     BulkOpGuard bulk(*view_, static_cast<uint32_t>(t.local));
     for (uint32_t off : offs) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
+      const char* data = e->src ? reinterpret_cast<const char*>(e->src) : e->data();
       if (s.ok())
-        s = cma_combine(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, e->op,
-                        e->data(), nullptr, e->bytes);
+        s = cma_combine(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, e->op, data,
+                        nullptr, e->bytes);
       e->state = kSettled;  // failed or not: reported here, never applied twice
     }
   }
@@ -107,25 +121,49 @@ void AccStage::epoch_ended() {
   staged_ = false;
 }
 
-void AccStage::apply_mine() {
-  if (!area_) return;
+Status AccStage::apply_mine() {
+  if (!area_) return kOk;
   shm::StageHeader& h = view_->stage(me_);
   const uint64_t used = std::min<uint64_t>(h.used.load(std::memory_order_acquire), area_);
-  if (used == 0) return;
+  if (used == 0) return kOk;
   char* area = view_->stage_data(me_);
+  Status s = kOk;
   {
     // A passive-target epoch of another origin may update this memory meanwhile.
     BulkOpGuard bulk(*view_, me_);
     for (uint64_t off = 0; off + Entry::kDataOffset <= used;) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
       if (e->state == kEnd) break;
-      if (e->state == kStaged)
-        dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
-                              e->data(), e->bytes / e->elem_size);
-      off += entry_size(e->bytes);
+      if (e->state == kStaged) {
+        const Status a = e->src ? pull(*e) : (apply_inline(*e), kOk);
+        if (s.ok()) s = a;
+      }
+      off += entry_size(e->src ? 0 : e->bytes);
     }
   }
   h.used.store(0, std::memory_order_release);
+  return s;
+}
+
+void AccStage::apply_inline(Entry& e) {
+  dt::apply_plain_array(e.repr, e.elem_size, e.op, reinterpret_cast<void*>(e.addr), e.data(),
+                        e.bytes / e.elem_size);
+}
+
+// A reference entry: the origin's buffer read by cross-memory attach a chunk at a time and
+// combined into this process's memory (one copy, where the origin's way takes two).
+Status AccStage::pull(Entry& e) {
+  if (!pull_buf_) pull_buf_.reset(new char[kPullChunk]);
+  const std::size_t chunk = kPullChunk - kPullChunk % e.elem_size;
+  char* target = reinterpret_cast<char*>(e.addr);
+  for (std::size_t at = 0; at < e.bytes; at += chunk) {
+    const std::size_t len = std::min<std::size_t>(chunk, e.bytes - at);
+    OSPREY_TRY(
+        shm::cma::read(e.pid, reinterpret_cast<const char*>(e.src) + at, pull_buf_.get(), len));
+    dt::apply_plain_array(e.repr, e.elem_size, e.op, target + at, pull_buf_.get(),
+                          len / e.elem_size);
+  }
+  return kOk;
 }
 
 }  // namespace osprey::rma

@@ -5,8 +5,13 @@
 // second barrier then, so no rank reads the memory before), or in MPI_Win_wait / MPI_Win_test
 // once its origins completed. Passive target epochs do not stage: the target takes no part.
 //
-// What stages: accumulates without result, dense on both sides, of at most kStageOpMax bytes,
-// while the area has room, in processes where one thread at a time is inside MPI. Everything else
+// What stages: accumulates without result, dense on both sides, while the area has room, in
+// processes where one thread at a time is inside MPI. Up to kStageOpMax bytes the data is
+// copied into the entry; from kReferenceMin, under fence only, they stage by reference: the entry
+// names the origin's buffer, which the target reads by cross-memory attach and combines into its
+// memory, one copy where the origin's own read, combine and write back take two. The buffer is
+// stable until then: the origin leaves the fence only after its targets applied their areas (under
+// PSCW, MPI_Win_complete returns before the target applies, and frees the buffer). Everything else
 // toward that target goes the direct way, and first applies this origin's staged entries toward it
 // itself (settle), so that the target sees this origin's operations in the order they were made
 // (the default accumulate_ordering). Atomicity is that of accumulate_cma.cc: each entry applies
@@ -18,6 +23,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "datatype/basic.h"
@@ -38,8 +44,12 @@ Status cma_combine(pid_t pid, char* remote, dt::Repr r, uint32_t elem_size, dt::
 
 class AccStage {
  public:
-  // Largest accumulate that stages: past this the system calls are a small part of its cost.
+  // Largest accumulate whose data is copied into its entry: past this the copy and the target's
+  // pass over it cost more than the system calls saved.
   static constexpr std::size_t kStageOpMax = 1024;
+  // Smallest accumulate staged by reference: below it the second barrier and the target's
+  // system call cost what the origin's second system call saves.
+  static constexpr std::size_t kReferenceMin = 8192;
 
   // `view`'s staging areas (none: nothing stages); `me`: this process's node-local index.
   void init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal);
@@ -50,9 +60,9 @@ class AccStage {
     return area_ > 0 && !progress::concurrent_threads.load(std::memory_order_relaxed);
   }
 
-  // Leaves `op` (`bytes` of data) in target t's area; false if it does not stage (the caller
-  // then settles t and applies it directly).
-  bool stage(const TargetView& t, const RmaOp& op, std::size_t bytes);
+  // Leaves `op` (`bytes` of data) in target t's area, past kStageOpMax only if `by_reference`
+  // may be used; false if it does not stage (the caller then settles t and applies it).
+  bool stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bool by_reference);
   // Applies this process's entries still staged toward t itself, before an operation that must
   // come after them.
   Status settle(const TargetView& t) { return pending_ ? settle_slow(t) : kOk; }
@@ -63,16 +73,21 @@ class AccStage {
   void epoch_ended();
 
   // Target side, once the origins' epoch ended: applies the entries in this rank's own area.
-  void apply_mine();
+  // Fails only if an origin's buffer could not be read.
+  Status apply_mine();
 
   struct Entry;  // one staged operation in an area (acc_stage.cc)
 
  private:
   Status settle_slow(const TargetView& t);
+  static void apply_inline(Entry& e);
+  Status pull(Entry& e);
 
   const shm::SegmentView* view_ = nullptr;
   uint32_t me_ = 0;
-  std::size_t area_ = 0;  // bytes of each rank's area (0: staging off)
+  pid_t pid_ = 0;
+  std::unique_ptr<char[]> pull_buf_;  // reference entries' data on its way in
+  std::size_t area_ = 0;              // bytes of each rank's area (0: staging off)
   // One thread at a time stages (usable()), so these need no lock.
   std::vector<std::vector<uint32_t>> mine_;  // per target: offsets of this process's entries
   uint32_t pending_ = 0;                     // entries in mine_

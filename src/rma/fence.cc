@@ -50,9 +50,10 @@ Status FenceEpoch::fence(int assert) {
     if (r.any & kStagedBit) {
       // Every rank applies what was staged for it before any rank leaves the fence (a rank
       // may read or write another's memory in the next epoch).
-      w_.stage_.apply_mine();
+      const Status applied = w_.stage_.apply_mine();
       w_.stage_.epoch_ended();
       w_.node_barrier(asserts);
+      if (s.ok()) s = applied;
     }
   }
   ops_.store(false, std::memory_order_relaxed);

@@ -38,7 +38,8 @@ class CmaPath final : public NodePath {
   }
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
     if (w.stage_.usable() && stageable(w, op) &&
-        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype)))
+        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype),
+                       w.access_.load(std::memory_order_relaxed) == Access::kFence))
       return kOk;
     OSPREY_TRY(w.stage_.settle(t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));

@@ -203,7 +203,9 @@ bool PscwEpochs::exposure_done() {
   }
   c.fetch_sub(exposure_size_, std::memory_order_acq_rel);
   cpu::mem_sync_beside_rmw();  // local accesses after this see the origins' operations
-  w_.stage_.apply_mine();      // and the accumulates they left to apply here
+  // And the accumulates they left here: their data is in the entries under PSCW, so applying
+  // them cannot fail.
+  (void)w_.stage_.apply_mine();
   exposure_ = false;
   return true;
 }

@@ -7,11 +7,14 @@
  *   MPI_REPLACE, then more sums, with a fetch_and_op (which reads at once) in between that must
  *   see everything before it; enough of them that the staging area fills and the rest goes
  *   the direct way, after the staged ones (a variant gives the area room for everything);
+ * - arrays of 16 and 32 KiB, which under fence stage by reference (the target reads the
+ *   origin's buffer): a shared one every origin adds to, and per origin a sum, a replace and
+ *   sums, with a fetch after them in some epochs;
  * - the values read in the next epoch by every rank (nothing applied late).
  * Usage: acc_stage [create|dynamic] (default: both). */
 #include "common.h"
 
-enum { kShared = 64, kRow = 128, kEpochs = 6, kRounds = 40, kRowRounds = 4 };
+enum { kShared = 64, kRow = 128, kBig = 4096, kEpochs = 6, kRounds = 40, kRowRounds = 4 };
 
 typedef struct {
   MPI_Win win;
@@ -28,7 +31,7 @@ static MPI_Aint disp_of(const Win* w, int target, size_t index) {
 }
 
 static void make_window(Win* w, int dynamic) {
-  size_t n = kShared + (size_t)t_size * kRow;
+  size_t n = kShared + (size_t)t_size * kRow + (size_t)(t_size + 1) * kBig;
   memset(want_shared, 0, sizeof want_shared);
   w->mem = calloc(n, sizeof(long));
   CHECK(w->mem, "out of memory");
@@ -64,7 +67,22 @@ static long scratch[16][kRounds], fetched[16][kRounds];
 /* Origin buffers: they must stay as they are until the epoch ends. */
 static long ones[kShared], one = 1, noop = 0, add[kRow], rep[kRow];
 
+/* The shared big array, and origin o's big array, at every target. */
+static size_t shared_big(void) {
+  return kShared + (size_t)t_size * kRow;
+}
+static size_t big_of(int o) {
+  return shared_big() + (size_t)(o + 1) * kBig;
+}
+
+static long ones_big[kBig], add_big[kBig], rep_big[kBig], fetched_big[16];
+
 static void fill_origin(int e) {
+  for (int j = 0; j < kBig; ++j) {
+    ones_big[j] = 1;
+    add_big[j] = 3L * j + 1;
+    rep_big[j] = 100000L * e + j;
+  }
   for (int i = 0; i < kShared; ++i)
     ones[i] = 1;
   for (int j = 0; j < kRow; ++j) {
@@ -99,6 +117,23 @@ static void epoch_ops(const Win* w, int t, int e) {
   for (int r = 0; r < kRowRounds; ++r)
     MPI_OK(MPI_Accumulate(add + 4, kRow - 4, MPI_LONG, t, disp_of(w, t, row + 4), kRow - 4,
                           MPI_LONG, MPI_SUM, w->win));
+  /* Big arrays: the shared one twice, then this origin's own: sum, replace, sum, a fetch in
+   * some epochs (it applies the staged ones first), a sum on the second half. */
+  for (int r = 0; r < 2; ++r)
+    MPI_OK(MPI_Accumulate(ones_big, kBig, MPI_LONG, t, disp_of(w, t, shared_big()), kBig, MPI_LONG,
+                          MPI_SUM, w->win));
+  size_t big = big_of(t_rank);
+  MPI_OK(MPI_Accumulate(add_big, kBig, MPI_LONG, t, disp_of(w, t, big), kBig, MPI_LONG, MPI_SUM,
+                        w->win));
+  MPI_OK(MPI_Accumulate(rep_big, kBig, MPI_LONG, t, disp_of(w, t, big), kBig, MPI_LONG, MPI_REPLACE,
+                        w->win));
+  MPI_OK(MPI_Accumulate(add_big, kBig, MPI_LONG, t, disp_of(w, t, big), kBig, MPI_LONG, MPI_SUM,
+                        w->win));
+  if (fetches(e))
+    MPI_OK(MPI_Fetch_and_op(&noop, &fetched_big[t], MPI_LONG, t, disp_of(w, t, big + 5), MPI_NO_OP,
+                            w->win));
+  MPI_OK(MPI_Accumulate(add_big + kBig / 2, kBig / 2, MPI_LONG, t, disp_of(w, t, big + kBig / 2),
+                        kBig / 2, MPI_LONG, MPI_SUM, w->win));
   /* Shared counters: sums of several lengths, racing other origins' sums and fetch_and_ops. */
   for (int r = 0; r < kRounds; ++r) {
     int len = 1 + (r * 7) % kShared;
@@ -127,6 +162,21 @@ static void check_epoch(const Win* w, int e) {
   for (int i = 0; i < kShared; ++i)
     CHECK(w->mem[i] == want_shared[i], "epoch %d: counter %d is %ld, want %ld", e, i, w->mem[i],
           want_shared[i]);
+  for (int t = 0; t < t_size && fetches(e); ++t)
+    CHECK(fetched_big[t] == 100000L * e + 5 + 16,
+          "epoch %d target %d: fetched %ld from the big "
+          "array, want %ld",
+          e, t, fetched_big[t], 100000L * e + 5 + 16);
+  for (int j = 0; j < kBig; ++j)
+    CHECK(w->mem[shared_big() + (size_t)j] == 2L * t_size * (e + 1),
+          "epoch %d: shared big element %d is %ld, want %ld", e, j,
+          w->mem[shared_big() + (size_t)j], 2L * t_size * (e + 1));
+  for (int o = 0; o < t_size; ++o)
+    for (int j = 0; j < kBig; ++j) {
+      long want = 100000L * e + j + (3L * j + 1) * (j >= kBig / 2 ? 2 : 1);
+      long got = w->mem[big_of(o) + (size_t)j];
+      CHECK(got == want, "epoch %d: origin %d big element %d is %ld, want %ld", e, o, j, got, want);
+    }
   for (int o = 0; o < t_size; ++o)
     for (int j = 0; j < kRow; ++j) {
       long want = 1000L * e + j + (long)(j < 4 ? kRounds : kRowRounds) * (j + 1);
