@@ -63,8 +63,10 @@ class AccStage {
   // Leaves `op` (`bytes` of data) in target t's area, past kStageOpMax only if `by_reference`
   // may be used; false if it does not stage (the caller then settles t and applies it).
   bool stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bool by_reference);
+  // Whether this process has entries staged that it did not apply itself.
+  bool pending() const { return pending_ != 0; }
   // Applies this process's entries still staged toward t itself, before an operation that must
-  // come after them.
+  // come after them (the caller first issues what t's put and get queue holds).
   Status settle(const TargetView& t) { return pending_ ? settle_slow(t) : kOk; }
   // Whether this process reserved space in any area since the last epoch_ended(): its target
   // must then walk and empty the area, even if the entries were settled or did not fit.

@@ -9,9 +9,11 @@ namespace {
 
 constexpr int kFenceAsserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
-// Barrier flag of a rank that staged accumulates this epoch (acc_stage.h), beside the
-// assertion flags of fence_collective_bits.
+// Barrier flags beside the assertion flags of fence_collective_bits: a rank staged
+// accumulates this epoch (acc_stage.h); a rank could not apply what was staged for it (every
+// rank then reports it, the origins' fences too).
 constexpr uint16_t kStagedBit = 4;
+constexpr uint16_t kApplyFailedBit = 8;
 
 }  // namespace
 
@@ -52,8 +54,11 @@ Status FenceEpoch::fence(int assert) {
       // may read or write another's memory in the next epoch).
       const Status applied = w_.stage_.apply_mine();
       w_.stage_.epoch_ended();
-      w_.node_barrier(asserts);
-      if (s.ok()) s = applied;
+      const shm::BarrierResult r2 = w_.node_barrier(applied.ok() ? 0 : kApplyFailedBit);
+      if (s.ok() && !applied.ok()) s = applied;
+      if (s.ok() && (r2.any & kApplyFailedBit))
+        s = Err(MPI_ERR_RMA_RANGE,
+                "osprey: a target could not read an accumulate's data in MPI_Win_fence");
     }
   }
   ops_.store(false, std::memory_order_relaxed);

@@ -17,7 +17,7 @@ namespace osprey::rma {
 class CmaPath final : public NodePath {
  public:
   Status put(Window& w, const TargetView& t, const RmaOp& op) override {
-    OSPREY_TRY(w.stage_.settle(t));
+    OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_put(dt::data_bytes(op.ocount, *op.otype))) {
       return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<const char*>(op.origin) + op.otype->true_lb,
@@ -27,7 +27,7 @@ class CmaPath final : public NodePath {
     return cma_move(true, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status get(Window& w, const TargetView& t, const RmaOp& op) override {
-    OSPREY_TRY(w.stage_.settle(t));
+    OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_get()) {
       return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb,
@@ -41,12 +41,12 @@ class CmaPath final : public NodePath {
         w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype),
                        w.access_.load(std::memory_order_relaxed) == Access::kFence))
       return kOk;
-    OSPREY_TRY(w.stage_.settle(t));
+    OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
-    OSPREY_TRY(w.stage_.settle(t));
+    OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.cas_cma(t, op);
   }
@@ -63,6 +63,13 @@ class CmaPath final : public NodePath {
   }
 
  private:
+  // This origin's accumulates staged toward t, applied now by the origin, after the puts and
+  // gets queued before them, so that t sees them all in the order they were made.
+  static Status settle(Window& w, const TargetView& t) {
+    if (!w.stage_.pending()) return kOk;
+    OSPREY_TRY(w.cma_queue_.drain(t.local));
+    return w.stage_.settle(t);
+  }
   // Request-based operations complete at once (their request is then complete), and
   // non-dense layouts go straight through their own list of ranges.
   static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -139,7 +140,11 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const std::size_t stripes = config().lock_stripes;
   // Private memory of node peers is reached by cross-memory attach: accumulates toward it may
   // wait in its owner's staging area (rma/acc_stage.h).
-  const std::size_t stage = !with_data && nlocal > 1 && !force_am_ ? config().acc_stage : 0;
+  // Only where no rank uses the message path (which would run fence's barrier), and at most
+  // 1 GiB (entries are found by 32-bit offsets).
+  const bool staging =
+      !with_data && nlocal > 1 && !force_am_ && ci_->all_on_node() && ci_->cma_ok();
+  const std::size_t stage = staging ? std::min<std::size_t>(config().acc_stage, 1u << 30) : 0;
   const auto l = shm::SegmentLayout::compute(
       nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
       flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0, stage);

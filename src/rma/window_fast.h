@@ -164,7 +164,8 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems, re);
         return kOk;
       }
-      WholeOpGuard whole(view_.acc(local), true);
+      WholeOpGuard whole(view_.acc(local), n_elems > 1);
+      SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
       const bool integer = t->cat == dt::Category::kInteger;
       for (MPI_Count i = 0; i < tcount; ++i) {
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, re))

@@ -10,7 +10,8 @@
  * - arrays of 16 and 32 KiB, which under fence stage by reference (the target reads the
  *   origin's buffer): a shared one every origin adds to, and per origin a sum, a replace and
  *   sums, with a fetch after them in some epochs;
- * - the values read in the next epoch by every rank (nothing applied late).
+ * - the values read in the next epoch by every rank (nothing applied late), and an epoch where
+ *   one rank alone accumulates.
  * Usage: acc_stage [create|dynamic] (default: both). */
 #include "common.h"
 
@@ -209,6 +210,22 @@ static void run_fence(int dynamic) {
     check_epoch(&w, e);
     check_peer(&w, e);
   }
+  /* An epoch where only rank 0 accumulates (a small and a large array): every target must
+   * still apply what it was left, though it staged nothing itself. */
+  if (t_rank == 0)
+    for (int t = 1; t < t_size; ++t) {
+      MPI_OK(MPI_Accumulate(ones, 1, MPI_LONG, t, disp_of(&w, t, 0), 1, MPI_LONG, MPI_SUM, w.win));
+      MPI_OK(MPI_Accumulate(ones_big, kBig, MPI_LONG, t, disp_of(&w, t, shared_big()), kBig,
+                            MPI_LONG, MPI_SUM, w.win));
+    }
+  MPI_OK(MPI_Win_fence(0, w.win));
+  const long solo = t_rank == 0 ? 0 : 1;
+  CHECK(w.mem[0] == want_shared[0] + solo, "solo epoch: counter 0 is %ld, want %ld", w.mem[0],
+        want_shared[0] + solo);
+  for (int j = 0; j < kBig; ++j)
+    CHECK(w.mem[shared_big() + (size_t)j] == 2L * t_size * kEpochs + solo,
+          "solo epoch: shared big element %d is %ld, want %ld", j, w.mem[shared_big() + (size_t)j],
+          2L * t_size * kEpochs + solo);
   MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
   free_window(&w);
 }

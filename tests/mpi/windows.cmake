@@ -52,5 +52,5 @@ osprey_mpi_variant(forced.fence_epochs fence_epochs NP 2 MODES auto ENV OSPREY_O
 # staging area: sums against fetch_and_op, the order of one origin's operations, an area that
 # fills (and one with room for everything), the result read in the next epoch.
 osprey_mpi_test(acc_stage mpi/acc_stage.c NP 2 3 4)
-osprey_mpi_variant(bigstage.acc_stage acc_stage NP 3 MODES auto mixed ENV OSPREY_ACC_STAGE=1048576)
+osprey_mpi_variant(bigstage.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_ACC_STAGE=1048576)
 osprey_mpi_variant(forced.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
