@@ -1,21 +1,23 @@
 // Accumulates toward a node peer's private memory (MPI_Win_create, dynamic windows) under fence
 // and PSCW: instead of two system calls (read, combine, write back by cross-memory attach), the
-// origin copies the operation into the target's staging area in the node segment, and the target
-// applies what its area holds when the epoch ends: after the fence's barrier (fence.cc runs a
-// second barrier then, so no rank reads the memory before), or in MPI_Win_wait / MPI_Win_test
-// once its origins completed. Passive target epochs do not stage: the target takes no part.
+// origin copies the operation into the target's staging area in the node segment, and the
+// target applies what its area holds when the epoch ends: after the fence's barrier (fence.cc
+// runs a second barrier then, so no rank reads the memory before), or in MPI_Win_wait /
+// MPI_Win_test once its origins completed. Passive target epochs do not stage: the target takes
+// no part.
 //
 // What stages: accumulates without result, dense on both sides, while the area has room, in
 // processes where one thread at a time is inside MPI. Up to kStageOpMax bytes the data is
-// copied into the entry; from kReferenceMin, under fence only, they stage by reference: the entry
-// names the origin's buffer, which the target reads by cross-memory attach and combines into its
-// memory, one copy where the origin's own read, combine and write back take two. The buffer is
-// stable until then: the origin leaves the fence only after its targets applied their areas (under
-// PSCW, MPI_Win_complete returns before the target applies, and frees the buffer). Everything else
-// toward that target goes the direct way, and first applies this origin's staged entries toward it
-// itself (settle), so that the target sees this origin's operations in the order they were made
-// (the default accumulate_ordering). Atomicity is that of accumulate_cma.cc: each entry applies
-// under the target rank's whole-operation lock (BulkOpGuard), whoever applies it.
+// copied into the entry; from kReferenceMin, under fence only, they stage by reference: the
+// entry names the origin's buffer, which the target reads by cross-memory attach and combines
+// into its memory, one copy where the origin's own read, combine and write back take two. The
+// buffer is stable until then: the origin leaves the fence only after its targets applied their
+// areas (under PSCW, MPI_Win_complete returns before the target applies and hands the buffer
+// back). Everything else toward that target goes the direct way, and first applies this
+// origin's staged entries toward it itself (settle), so that the target sees this origin's
+// operations in the order they were made (the default accumulate_ordering). Atomicity is that
+// of accumulate_cma.cc: each entry applies under the target rank's whole-operation lock
+// (BulkOpGuard), whoever applies it.
 #pragma once
 
 #include <sys/types.h>
