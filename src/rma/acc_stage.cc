@@ -92,7 +92,7 @@ bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bo
   return true;
 }
 
-Status AccStage::settle_slow(const TargetView& t) {
+Status AccStage::settle(const TargetView& t) {
   std::vector<uint32_t>& offs = mine_[static_cast<uint32_t>(t.local)];
   if (offs.empty()) return kOk;
   char* area = view_->stage_data(static_cast<uint32_t>(t.local));
@@ -134,8 +134,11 @@ Status AccStage::apply_mine() {
     for (uint64_t off = 0; off + Entry::kDataOffset <= used;) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
       if (e->state == kEnd) break;
-      if (e->state == kStaged) {
-        const Status a = e->src ? pull(*e) : (apply_inline(*e), kOk);
+      if (e->state == kStaged && !e->src) {
+        dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
+                              e->data(), e->bytes / e->elem_size);
+      } else if (e->state == kStaged) {
+        const Status a = pull(*e);
         if (s.ok()) s = a;
       }
       off += entry_size(e->src ? 0 : e->bytes);
@@ -143,11 +146,6 @@ Status AccStage::apply_mine() {
   }
   h.used.store(0, std::memory_order_release);
   return s;
-}
-
-void AccStage::apply_inline(Entry& e) {
-  dt::apply_plain_array(e.repr, e.elem_size, e.op, reinterpret_cast<void*>(e.addr), e.data(),
-                        e.bytes / e.elem_size);
 }
 
 // A reference entry: the origin's buffer read by cross-memory attach a chunk at a time and

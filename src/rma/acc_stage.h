@@ -68,8 +68,9 @@ class AccStage {
   // Whether this process has entries staged that it did not apply itself.
   bool pending() const { return pending_ != 0; }
   // Applies this process's entries still staged toward t itself, before an operation that must
-  // come after them (the caller first issues what t's put and get queue holds).
-  Status settle(const TargetView& t) { return pending_ ? settle_slow(t) : kOk; }
+  // come after them (the caller first issues what t's put and get queue holds). Out of line:
+  // callers ask pending() first.
+  Status settle(const TargetView& t);
   // Whether this process reserved space in any area since the last epoch_ended(): its target
   // must then walk and empty the area, even if the entries were settled or did not fit.
   bool staged() const { return staged_; }
@@ -83,8 +84,6 @@ class AccStage {
   struct Entry;  // one staged operation in an area (acc_stage.cc)
 
  private:
-  Status settle_slow(const TargetView& t);
-  static void apply_inline(Entry& e);
   Status pull(Entry& e);
 
   const shm::SegmentView* view_ = nullptr;

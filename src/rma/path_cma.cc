@@ -37,9 +37,9 @@ class CmaPath final : public NodePath {
     return cma_move(false, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
-    if (w.stage_.usable() && stageable(w, op) &&
-        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype),
-                       w.access_.load(std::memory_order_relaxed) == Access::kFence))
+    const Access a = w.access_.load(std::memory_order_relaxed);
+    if (w.stage_.usable() && stageable(a, op) &&
+        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype), a == Access::kFence))
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
@@ -75,8 +75,7 @@ class CmaPath final : public NodePath {
   static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }
   // An accumulate the target may apply at the end of the epoch: no result, one array of
   // elements on both sides, in an epoch whose end the target takes part in.
-  static bool stageable(const Window& w, const RmaOp& op) {
-    const Access a = w.access_.load(std::memory_order_relaxed);
+  static bool stageable(Access a, const RmaOp& op) {
     return (a == Access::kFence || a == Access::kPscw) && !op.rtype && op.otype && dense(op) &&
            op.op != dt::Op::kNoOp &&
            dt::element_bytes(op.ttype->repr, op.ttype->elem_size) == op.ttype->elem_size;

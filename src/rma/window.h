@@ -205,6 +205,11 @@ class Window {
   // The path to node-local rank `local` (or to every rank of another node: local < 0), as
   // chosen at creation.
   TargetPath* path_to(int local, const shm::RankInfo* ri) const;
+  // The fast path's single-element accumulate-style operation on node rank `local`'s memory:
+  // one CPU atomic (the type has one), counted in flight. `result` may be null.
+  inline __attribute__((always_inline)) void atomic_one(uint32_t local, const dt::TypeInfo& t,
+                                                        dt::Op o, char* te, const void* oe,
+                                                        void* result);
   // Checks that the epoch allows access to t, taking a lazily acquired lock if needed.
   Status check_access(const TargetView& t);
   // Moves the epoch state out of an empty fence epoch, or refuses.

@@ -140,10 +140,9 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   const std::size_t stripes = config().lock_stripes;
   // Private memory of node peers is reached by cross-memory attach: accumulates toward it may
   // wait in its owner's staging area (rma/acc_stage.h).
-  // Only where no rank uses the message path (which would run fence's barrier), and at most
-  // 1 GiB (entries are found by 32-bit offsets).
-  const bool staging =
-      !with_data && nlocal > 1 && !force_am_ && ci_->all_on_node() && ci_->cma_ok();
+  // Only without the message path (which would run fence's barrier), and at most 1 GiB
+  // (entries are found by 32-bit offsets).
+  const bool staging = !with_data && nlocal > 1 && !uses_am_;
   const std::size_t stage = staging ? std::min<std::size_t>(config().acc_stage, 1u << 30) : 0;
   const auto l = shm::SegmentLayout::compute(
       nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
@@ -255,7 +254,7 @@ void Window::finish_setup(const Args& a) {
   remote_path_ = message_path();
   path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
-  if (!uses_am_) stage_.init(view_, node_rank_, static_cast<uint32_t>(ci_->node_size()));
+  stage_.init(view_, node_rank_, static_cast<uint32_t>(ci_->node_size()));
   setup_fast_targets();
 }
 
@@ -322,12 +321,12 @@ Status Window::create(const Args& a, Window** out) {
   // The layout follows the hint if any rank gave it; the hints keep what this rank was told.
   const bool contiguous = a.flavor == Flavor::kShared && v[6] == 0;
   const uint64_t user_base = a.flavor == Flavor::kCreate ? reinterpret_cast<uint64_t>(a.base) : 0;
-  Status s = w->setup_segment(w->size_, user_base, contiguous);
   // The message path serves targets on other nodes, node peers whose private memory cross-
   // memory attach cannot reach, and everything when forced. Every rank decides alike.
   const bool private_memory = a.flavor == Flavor::kCreate || a.flavor == Flavor::kDynamic;
   w->uses_am_ = w->force_am_ || !ci->all_on_node() ||
                 (private_memory && ci->node_size() > 1 && !ci->cma_ok());
+  Status s = w->setup_segment(w->size_, user_base, contiguous);
   if (w->uses_am_ && s.ok() && !am::host_tags_suffice())
     s = Err(MPI_ERR_UNSUPPORTED_OPERATION,
             "osprey: the host's MPI_TAG_UB is too small for the message path");

@@ -103,6 +103,13 @@ inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype oty
   return put_general(origin, ocount, otype, rank, disp, tcount, ttype);
 }
 
+inline void Window::atomic_one(uint32_t local, const dt::TypeInfo& t, dt::Op o, char* te,
+                               const void* oe, void* result) {
+  SingleOpGuard single(view_, node_rank_, local);
+  if (t.cat != dt::Category::kInteger || !dt::integer_atomic(t.atomic_width, o, te, oe, result))
+    dt::apply_atomic(t.repr, t.elem_size, o, te, oe, result);
+}
+
 inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                                  MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(otype);
@@ -116,10 +123,7 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
       const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
       const std::size_t n_elems = static_cast<std::size_t>(ocount);
       if (n_elems == 1) {  // the commonest case first, as fetch_and_op does it
-        SingleOpGuard single(view_, node_rank_, local);
-        if (t->cat != dt::Category::kInteger ||
-            !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
-          dt::apply_atomic(t->repr, t->elem_size, o, te, oe, nullptr);
+        atomic_one(local, *t, o, te, oe, nullptr);
         return kOk;
       }
       if (sole_updater(rank)) {
@@ -204,10 +208,7 @@ inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatyp
   if (t && t->atomic_width && dt::takes(*t, o)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
-      SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_));
-      if (t->cat != dt::Category::kInteger ||
-          !dt::integer_atomic(t->atomic_width, o, te, origin, result))
-        dt::apply_atomic(t->repr, t->elem_size, o, te, origin, result);
+      atomic_one(static_cast<uint32_t>(rank - fast_first_), *t, o, te, origin, result);
       return kOk;
     }
   }
