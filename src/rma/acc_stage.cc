@@ -27,19 +27,34 @@ enum State : uint8_t {
   kEnd = 3,      // a reservation that did not fit: nothing from here on
 };
 
+enum Kind : uint8_t {
+  kCombine = 0,  // an accumulate, or a put (MPI_REPLACE on bytes)
+  kFetch = 1,    // returns the old values: a get (MPI_NO_OP), get_accumulate, fetch_and_op
+};
+
 }  // namespace
 
 struct AccStage::Entry {
   uint64_t addr;  // the target's own address of the first element
-  uint64_t src;   // a reference entry: the data's address in the origin (0: the data follows)
+  // A reference entry: the data's address in the origin (0: the data follows). A fetch entry:
+  // where the origin wants the old values, in its own memory (the target never reads it).
+  uint64_t src;
   uint32_t bytes;
   uint32_t elem_size;
   int32_t pid;  // a reference entry: the origin process
   dt::Repr repr;
   dt::Op op;
   uint8_t state;
-  // The data follows at kDataOffset, 16-byte aligned for any element type.
+  uint8_t kind;
+  // The data follows at kDataOffset, 16-byte aligned for any element type; a fetch entry's
+  // old values follow its data (right there if it has none: MPI_NO_OP).
   char* data() { return reinterpret_cast<char*>(this) + kDataOffset; }
+  char* old() { return data() + (op == dt::Op::kNoOp ? 0 : bytes); }
+  // Bytes after the header: the data, or nothing for a reference entry, and the old values.
+  std::size_t payload() const {
+    if (kind == kFetch) return op == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes};
+    return src ? 0 : bytes;
+  }
   static constexpr std::size_t kDataOffset = 32;
 };
 static_assert(sizeof(AccStage::Entry) <= AccStage::Entry::kDataOffset);
@@ -63,7 +78,41 @@ void AccStage::init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal) 
 bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bool by_reference) {
   const bool ref = bytes > kStageOpMax;
   if (ref && (!by_reference || bytes < kReferenceMin || bytes > UINT32_MAX)) return false;
-  const std::size_t need = entry_size(ref ? 0 : bytes);
+  return place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes), op.ttype->repr,
+               op.ttype->elem_size, op.op, kCombine,
+               static_cast<const char*>(op.origin) + op.otype->true_lb, nullptr, ref);
+}
+
+bool AccStage::stage_put(const TargetView& t, const RmaOp& op, std::size_t bytes) {
+  if (bytes > kStageOpMax) return false;
+  return place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes), dt::Repr::kU8, 1,
+               dt::Op::kReplace, kCombine, static_cast<const char*>(op.origin) + op.otype->true_lb,
+               nullptr, false);
+}
+
+bool AccStage::stage_fetch(const TargetView& t, const RmaOp& op, std::size_t bytes) {
+  const bool get = !op.rtype;  // a get: its buffer is the origin's
+  const dt::Op o = get ? dt::Op::kNoOp : op.op;
+  if ((o == dt::Op::kNoOp ? bytes : 2 * bytes) > kStageOpMax) return false;
+  char* old = get ? static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb
+                  : static_cast<char*>(op.result) + op.rtype->true_lb;
+  const char* data =
+      o == dt::Op::kNoOp ? nullptr : static_cast<const char*>(op.origin) + op.otype->true_lb;
+  if (!place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes),
+             get ? dt::Repr::kU8 : op.ttype->repr, get ? 1 : op.ttype->elem_size, o, kFetch, data,
+             old, false))
+    return false;
+  fetches_ = true;
+  return true;
+}
+
+bool AccStage::place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr,
+                     uint32_t elem_size, dt::Op o, uint8_t kind, const char* data, char* old,
+                     bool ref) {
+  const std::size_t need =
+      entry_size(kind == kFetch ? (o == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes})
+                 : ref          ? 0
+                                : bytes);
   const uint32_t target = static_cast<uint32_t>(t.local);
   shm::StageHeader& h = view_->stage(target);
   // A full area stays full until the epoch ends: no more read-modify-writes on its line.
@@ -77,15 +126,17 @@ bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bo
     return false;
   }
   Entry* e = new (at) Entry;
-  const char* data = static_cast<const char*>(op.origin) + op.otype->true_lb;
-  e->addr = remote_address(t, op.where) + op.ttype->true_lb;
-  e->src = ref ? reinterpret_cast<uint64_t>(data) : 0;
-  e->bytes = static_cast<uint32_t>(bytes);
-  e->elem_size = op.ttype->elem_size;
+  e->addr = remote_address(t, where);
+  e->src = kind == kFetch ? reinterpret_cast<uint64_t>(old)
+           : ref          ? reinterpret_cast<uint64_t>(data)
+                          : 0;
+  e->bytes = bytes;
+  e->elem_size = elem_size;
   e->pid = pid_;
-  e->repr = op.ttype->repr;
-  e->op = op.op;
-  if (!ref) std::memcpy(e->data(), data, bytes);
+  e->repr = repr;
+  e->op = o;
+  e->kind = kind;
+  if (!ref && data) std::memcpy(e->data(), data, bytes);
   e->state = kStaged;  // the epoch's synchronization publishes it
   mine_[target].push_back(static_cast<uint32_t>(off));
   ++pending_;
@@ -101,10 +152,12 @@ Status AccStage::settle(const TargetView& t) {
     BulkOpGuard bulk(*view_, static_cast<uint32_t>(t.local));
     for (uint32_t off : offs) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
-      const char* data = e->src ? reinterpret_cast<const char*>(e->src) : e->data();
+      const bool fetch = e->kind == kFetch;
+      const char* data = e->src && !fetch ? reinterpret_cast<const char*>(e->src) : e->data();
+      char* old = fetch ? reinterpret_cast<char*>(e->src) : nullptr;
       if (s.ok())
         s = cma_combine(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, e->op, data,
-                        nullptr, e->bytes);
+                        old, e->bytes);
       e->state = kSettled;  // failed or not: reported here, never applied twice
     }
   }
@@ -113,12 +166,23 @@ Status AccStage::settle(const TargetView& t) {
   return s;
 }
 
+void AccStage::collect() {
+  for (uint32_t target = 0; target < mine_.size(); ++target) {
+    char* area = view_->stage_data(target);
+    for (uint32_t off : mine_[target]) {
+      Entry* e = reinterpret_cast<Entry*>(area + off);
+      if (e->kind == kFetch) std::memcpy(reinterpret_cast<void*>(e->src), e->old(), e->bytes);
+    }
+  }
+}
+
 void AccStage::epoch_ended() {
   if (!staged_) return;
   for (auto& offs : mine_)
     offs.clear();
   pending_ = 0;
   staged_ = false;
+  fetches_ = false;
 }
 
 Status AccStage::apply_mine() {
@@ -134,14 +198,17 @@ Status AccStage::apply_mine() {
     for (uint64_t off = 0; off + Entry::kDataOffset <= used;) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
       if (e->state == kEnd) break;
-      if (e->state == kStaged && !e->src) {
+      if (e->state == kStaged && e->kind == kFetch) {
+        dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
+                              e->data(), e->bytes / e->elem_size, e->old());
+      } else if (e->state == kStaged && !e->src) {
         dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
                               e->data(), e->bytes / e->elem_size);
       } else if (e->state == kStaged) {
         const Status a = pull(*e);
         if (s.ok()) s = a;
       }
-      off += entry_size(e->src ? 0 : e->bytes);
+      off += entry_size(e->payload());
     }
   }
   h.used.store(0, std::memory_order_release);

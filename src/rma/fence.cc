@@ -14,6 +14,8 @@ constexpr int kFenceAsserts =
 // rank then reports it, the origins' fences too).
 constexpr uint16_t kStagedBit = 4;
 constexpr uint16_t kApplyFailedBit = 8;
+// A rank staged gets or accumulates with a result: every rank runs the third barrier.
+constexpr uint16_t kFetchBit = 16;
 
 }  // namespace
 
@@ -45,16 +47,22 @@ Status FenceEpoch::fence(int assert) {
     cpu::mem_sync();
   } else {
     const uint16_t asserts = fence_collective_bits(assert);
-    const shm::BarrierResult r = w_.node_barrier(asserts | (w_.stage_.staged() ? kStagedBit : 0));
-    if ((r.any ^ r.all) & ~uint32_t{kStagedBit})
+    const shm::BarrierResult r = w_.node_barrier(asserts | (w_.stage_.staged() ? kStagedBit : 0) |
+                                                 (w_.stage_.fetches() ? kFetchBit : 0));
+    if ((r.any ^ r.all) & ~uint32_t{kStagedBit | kFetchBit})
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
     if (r.any & kStagedBit) {
       // Every rank applies what was staged for it before any rank leaves the fence (a rank
       // may read or write another's memory in the next epoch).
       const Status applied = w_.stage_.apply_mine();
-      w_.stage_.epoch_ended();
       const shm::BarrierResult r2 = w_.node_barrier(applied.ok() ? 0 : kApplyFailedBit);
+      if (r.any & kFetchBit) {
+        // The old values wait in the areas until every origin copied them out.
+        w_.stage_.collect();
+        (void)w_.node_barrier(0);
+      }
+      w_.stage_.epoch_ended();
       if (s.ok() && !applied.ok()) s = applied;
       if (s.ok() && (r2.any & kApplyFailedBit))
         s = Err(MPI_ERR_RMA_RANGE,

@@ -3,8 +3,9 @@
 // window's per-target queue (cma_queue.h) until the synchronization that completes them; every
 // other operation toward the target first issues what waits there, so that operations toward
 // one target happen in the order they were made. It cannot do atomics: accumulates read,
-// combine and write back under the lock stripes of their elements (accumulate_cma.cc), or,
-// under fence and PSCW, wait in the target's staging area for the target to apply them
+// combine and write back under the lock stripes of their elements (accumulate_cma.cc). Under
+// fence and PSCW, small puts and accumulates (and under fence small gets and accumulates with
+// a result) wait in the target's staging area for the target to apply them instead
 // (acc_stage.h); every other operation toward the target first applies those itself.
 #include "datatype/apply.h"
 #include "datatype/runs.h"
@@ -17,6 +18,10 @@ namespace osprey::rma {
 class CmaPath final : public NodePath {
  public:
   Status put(Window& w, const TargetView& t, const RmaOp& op) override {
+    const Access a = w.access_.load(std::memory_order_relaxed);
+    if (w.stage_.usable() && (a == Access::kFence || a == Access::kPscw) && dense(op) &&
+        w.stage_.stage_put(t, op, dt::data_bytes(op.ocount, *op.otype)))
+      return kOk;
     OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_put(dt::data_bytes(op.ocount, *op.otype))) {
       return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
@@ -27,6 +32,9 @@ class CmaPath final : public NodePath {
     return cma_move(true, t, op.where, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
   }
   Status get(Window& w, const TargetView& t, const RmaOp& op) override {
+    if (w.stage_.usable() && w.access_.load(std::memory_order_relaxed) == Access::kFence &&
+        dense(op) && w.stage_.stage_fetch(t, op, dt::data_bytes(op.ocount, *op.otype)))
+      return kOk;
     OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_get()) {
       return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
@@ -39,7 +47,9 @@ class CmaPath final : public NodePath {
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
     const Access a = w.access_.load(std::memory_order_relaxed);
     if (w.stage_.usable() && stageable(a, op) &&
-        w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype), a == Access::kFence))
+        (op.rtype
+             ? w.stage_.stage_fetch(t, op, dt::data_bytes(op.tcount, *op.ttype))
+             : w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype), a == Access::kFence)))
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
@@ -73,11 +83,14 @@ class CmaPath final : public NodePath {
   // Request-based operations complete at once (their request is then complete), and
   // non-dense layouts go straight through their own list of ranges.
   static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }
-  // An accumulate the target may apply at the end of the epoch: no result, one array of
-  // elements on both sides, in an epoch whose end the target takes part in.
+  // An accumulate the target may apply at the end of the epoch: one array of elements on every
+  // side, in an epoch whose end the target takes part in; with a result (the old values come
+  // back through the target's area) only under fence, whose third barrier waits for them.
   static bool stageable(Access a, const RmaOp& op) {
-    return (a == Access::kFence || a == Access::kPscw) && !op.rtype && op.otype && dense(op) &&
-           op.op != dt::Op::kNoOp &&
+    const bool fetch = op.rtype != nullptr;
+    return (a == Access::kFence || (a == Access::kPscw && !fetch)) && !op.req && op.ttype->dense &&
+           (!fetch || op.rtype->dense) &&
+           (op.op == dt::Op::kNoOp ? fetch : op.otype && op.otype->dense) &&
            dt::element_bytes(op.ttype->repr, op.ttype->elem_size) == op.ttype->elem_size;
   }
 };
