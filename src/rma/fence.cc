@@ -10,12 +10,10 @@ namespace {
 constexpr int kFenceAsserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 // Barrier flags beside the assertion flags of fence_collective_bits: a rank staged
-// accumulates this epoch (acc_stage.h); a rank could not apply what was staged for it (every
+// operations this epoch (acc_stage.h); a rank could not apply what was staged for it (every
 // rank then reports it, the origins' fences too).
 constexpr uint16_t kStagedBit = 4;
 constexpr uint16_t kApplyFailedBit = 8;
-// A rank staged gets or accumulates with a result: every rank runs the third barrier.
-constexpr uint16_t kFetchBit = 16;
 
 }  // namespace
 
@@ -47,22 +45,19 @@ Status FenceEpoch::fence(int assert) {
     cpu::mem_sync();
   } else {
     const uint16_t asserts = fence_collective_bits(assert);
-    const shm::BarrierResult r = w_.node_barrier(asserts | (w_.stage_.staged() ? kStagedBit : 0) |
-                                                 (w_.stage_.fetches() ? kFetchBit : 0));
-    if ((r.any ^ r.all) & ~uint32_t{kStagedBit | kFetchBit})
+    const shm::BarrierResult r = w_.node_barrier(asserts | (w_.stage_.staged() ? kStagedBit : 0));
+    if ((r.any ^ r.all) & ~uint32_t{kStagedBit})
       s = Err(MPI_ERR_ASSERT,
               "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
     if (r.any & kStagedBit) {
       // Every rank applies what was staged for it before any rank leaves the fence (a rank
       // may read or write another's memory in the next epoch).
+      // Old values left for this rank are copied out before the second barrier, after which
+      // the areas take the next epoch's entries.
       const Status applied = w_.stage_.apply_mine();
-      const shm::BarrierResult r2 = w_.node_barrier(applied.ok() ? 0 : kApplyFailedBit);
-      if (r.any & kFetchBit) {
-        // The old values wait in the areas until every origin copied them out.
-        w_.stage_.collect();
-        (void)w_.node_barrier(0);
-      }
+      if (w_.stage_.fetches()) w_.stage_.collect();
       w_.stage_.epoch_ended();
+      const shm::BarrierResult r2 = w_.node_barrier(applied.ok() ? 0 : kApplyFailedBit);
       if (s.ok() && !applied.ok()) s = applied;
       if (s.ok() && (r2.any & kApplyFailedBit))
         s = Err(MPI_ERR_RMA_RANGE,

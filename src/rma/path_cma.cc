@@ -6,7 +6,9 @@
 // combine and write back under the lock stripes of their elements (accumulate_cma.cc). Under
 // fence and PSCW, small puts and accumulates (and under fence small gets and accumulates with
 // a result) wait in the target's staging area for the target to apply them instead
-// (acc_stage.h); every other operation toward the target first applies those itself.
+// (acc_stage.h); an accumulate or compare_and_swap toward the target that does not stage first
+// applies those itself. Puts and gets need not: MPI orders accumulates only, and a put or get
+// touching what another operation of the epoch touches, without a flush between, is erroneous.
 #include "datatype/apply.h"
 #include "datatype/runs.h"
 #include "rma/paths.h"
@@ -22,7 +24,6 @@ class CmaPath final : public NodePath {
     if (w.stage_.usable() && (a == Access::kFence || a == Access::kPscw) && dense(op) &&
         w.stage_.stage_put(t, op, dt::data_bytes(op.ocount, *op.otype)))
       return kOk;
-    OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_put(dt::data_bytes(op.ocount, *op.otype))) {
       return w.cma_queue_.put(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<const char*>(op.origin) + op.otype->true_lb,
@@ -35,7 +36,6 @@ class CmaPath final : public NodePath {
     if (w.stage_.usable() && w.access_.load(std::memory_order_relaxed) == Access::kFence &&
         dense(op) && w.stage_.stage_fetch(t, op, dt::data_bytes(op.ocount, *op.otype)))
       return kOk;
-    OSPREY_TRY(settle(w, t));
     if (dense(op) && w.cma_queue_.takes_get()) {
       return w.cma_queue_.get(t.local, t.pid, remote_address(t, op.where) + op.ttype->true_lb,
                               static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb,

@@ -21,8 +21,12 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_DEBUG", &Config::debug, 0, "`1`: log setup decisions and every error to stderr"},
     {"OSPREY_STATS", &Config::stats, 0, "`1`: print message counts per rank at `MPI_Finalize`"},
     {"OSPREY_ACC_STAGE", &Config::acc_stage, 0,
-     "bytes of each rank's staging area in windows over private memory: accumulates from node "
-     "peers wait there under fence and PSCW for the target to apply them (`0`: none)"},
+     "bytes of each rank's staging area in windows over private memory: accumulates and small "
+     "puts from node peers wait there under fence and PSCW, small gets under fence, for the "
+     "target to apply them (`0`: none)"},
+    {"OSPREY_STAGE_OP_MAX", &Config::stage_op_max, 0,
+     "largest put, get or accumulate (bytes) copied into a staging area (`0`: from the measured "
+     "cost of a system call, 1-4 KiB)"},
     {"OSPREY_LOCK_STRIPES", &Config::lock_stripes, 1,
      "accumulate lock stripes per window (non-CPU-atomic cases)"},
     {"OSPREY_SLOTS", &Config::slots, 1, "slots of a window's operation table (message path)"},

@@ -27,6 +27,7 @@ struct Config {
   bool stats = false;
   std::size_t lock_stripes = 256;
   std::size_t acc_stage = 32768;
+  std::size_t stage_op_max = 0;
   // Operation table (message path).
   std::size_t slots = 64;
   std::size_t op_pool_local = 256;

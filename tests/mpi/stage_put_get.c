@@ -3,20 +3,22 @@
  * fence: the target leaves the old values there and the origin copies them out). Windows over
  * malloc memory (created, and dynamic with one attached region), every rank origin and target,
  * every epoch:
- * - every origin writes its own row at every target in pieces of 1, 8, 128 (1 KiB) and 256
- *   (2 KiB, past what stages) longs and as 8-long puts, and reads back in the next epoch the row
- *   a peer wrote there, through a strided type (the direct way) and in the same pieces;
- * - fetch_and_op adds 1 to one counter per target from every origin, in odd epochs with a 2 KiB
- *   put toward the same target halfway (the origin applies what it staged before it itself):
- *   the old values every origin got must be exactly the numbers before the counter's final
- *   value, each once, and rise in each origin's program order;
+ * - every origin writes its own row at every target in pieces of 1, 8, 128 (1 KiB), 512 (4 KiB)
+ *   and 1024 (8 KiB, past what stages) longs and as 8-long puts, and reads back in the next
+ *   epoch the row a peer wrote there, through a strided type (the direct way) and in the same
+ *   pieces;
+ * - fetch_and_op adds 1 to one counter per target from every origin, in odd epochs with a
+ *   strided accumulate (which does not stage) toward the same target halfway (the origin applies
+ *   what it staged before it itself): the old values every origin got must be exactly the
+ *   numbers before the counter's final value, each once, and rise in each origin's program
+ *   order;
  * - get_accumulate on a per-origin array: a sum, a second sum, then MPI_NO_OP, whose old values
  *   must show the sums before them.
- * A variant with a tiny staging area sends most of it the direct way, after what did stage.
+ * Variants: a tiny staging area (most of it goes the direct way), staging limits of 1 and 8 KiB.
  * Usage: stage_put_get [create|dynamic] (default: both). */
 #include "common.h"
 
-enum { kRow = 512, kAcc = 16, kRounds = 20, kEpochs = 5, kMaxRanks = 16 };
+enum { kRow = 2048, kFill = 1024, kAcc = 16, kRounds = 20, kEpochs = 5, kMaxRanks = 16 };
 
 typedef struct {
   MPI_Win win;
@@ -31,7 +33,7 @@ static size_t acc_at(int o) {
   return 1 + (size_t)t_size * kRow + (size_t)o * kAcc;
 }
 static size_t fill_at(int o) {
-  return acc_at(t_size) + (size_t)o * 256;
+  return acc_at(t_size) + (size_t)o * kFill;
 }
 static size_t mem_longs(void) {
   return fill_at(t_size);
@@ -75,13 +77,13 @@ static long row_value(int e, int o, int t, int j) {
 static long out[kMaxRanks][kRow], in[kMaxRanks][kRow], strided[kMaxRanks][kRow / 2];
 static long fetched[kMaxRanks][kRounds], one = 1, ones[kAcc], noop[kAcc];
 static long sum1[kMaxRanks][kAcc], sum2[kMaxRanks][kAcc], peek[kMaxRanks][kAcc];
-static long filler[kMaxRanks][256];
-static MPI_Datatype every_other;
+static long filler[kFill / 2];
+static MPI_Datatype every_other, every_other_fill;
 
 /* The pieces a row moves in, [start, start + len) in longs, in the order they are issued: the
- * 2 KiB one does not stage, so the origin first applies those before it itself (settle) and
- * the target applies those after it. */
-static const int kPieces[][2] = {{0, 1}, {1, 8}, {137, 256}, {9, 128}, {393, 119}};
+ * 8 KiB one never stages, so the origin first applies those before it itself (settle) and the
+ * target applies those after it; 4 KiB stages where system calls are dear. */
+static const int kPieces[][2] = {{0, 1}, {1, 8}, {649, 1024}, {9, 128}, {137, 512}, {1673, 375}};
 
 static void put_row(const Win* w, int t, int e) {
   for (int j = 0; j < kRow; ++j)
@@ -89,7 +91,7 @@ static void put_row(const Win* w, int t, int e) {
   size_t row = row_at(t_rank);
   for (size_t p = 0; p < sizeof kPieces / sizeof kPieces[0]; ++p) {
     int start = kPieces[p][0], len = kPieces[p][1];
-    if (start == 393) { /* the rest as 8-long puts, then the odd tail */
+    if (start == 1673) { /* the rest as 8-long puts, then the odd tail */
       for (; len >= 8; start += 8, len -= 8)
         MPI_OK(MPI_Put(out[t] + start, 8, MPI_LONG, t, disp_of(w, t, row + (size_t)start), 8,
                        MPI_LONG, w->win));
@@ -124,14 +126,15 @@ static void check_row(int t, int e) {
           strided[t][j], row_value(e, peer, t, 2 * j));
 }
 
-/* Fetch_and_op on target t's counter, in odd epochs with a 2 KiB put to this origin's filler
- * area at t halfway, then get_accumulates on this origin's array at t. */
+/* Fetch_and_op on target t's counter, in odd epochs with a strided accumulate (which does not
+ * stage) to this origin's filler area at t halfway, then get_accumulates on this origin's array
+ * at t. */
 static void fetch_ops(const Win* w, int t, int e) {
   for (int r = 0; r < kRounds; ++r) {
     MPI_OK(MPI_Fetch_and_op(&one, &fetched[t][r], MPI_LONG, t, disp_of(w, t, 0), MPI_SUM, w->win));
     if (r == kRounds / 2 && e % 2)
-      MPI_OK(MPI_Put(filler[t], 256, MPI_LONG, t, disp_of(w, t, fill_at(t_rank)), 256, MPI_LONG,
-                     w->win));
+      MPI_OK(MPI_Accumulate(filler, kFill / 2, MPI_LONG, t, disp_of(w, t, fill_at(t_rank)), 1,
+                            every_other_fill, MPI_SUM, w->win));
   }
   size_t acc = acc_at(t_rank);
   MPI_OK(MPI_Get_accumulate(ones, kAcc, MPI_LONG, sum1[t], kAcc, MPI_LONG, t, disp_of(w, t, acc),
@@ -182,6 +185,13 @@ static void check_mine(const Win* w, int e) {
             "epoch %d: origin %d's array element %d "
             "is %ld, want %ld",
             e, o, j, w->mem[acc_at(o) + (size_t)j], 2L * (e + 1));
+  for (int o = 0; o < t_size; ++o)
+    for (int j = 0; j < kFill; ++j) {
+      long want = j % 2 ? 0 : (e + 1) / 2;
+      CHECK(w->mem[fill_at(o) + (size_t)j] == want,
+            "epoch %d: origin %d's filler element %d is %ld, want %ld", e, o, j,
+            w->mem[fill_at(o) + (size_t)j], want);
+    }
 }
 
 static void run(int dynamic, int pscw) {
@@ -244,6 +254,10 @@ int main(int argc, char** argv) {
     ones[j] = 1;
   MPI_OK(MPI_Type_vector(kRow / 2, 1, 2, MPI_LONG, &every_other));
   MPI_OK(MPI_Type_commit(&every_other));
+  MPI_OK(MPI_Type_vector(kFill / 2, 1, 2, MPI_LONG, &every_other_fill));
+  MPI_OK(MPI_Type_commit(&every_other_fill));
+  for (int j = 0; j < kFill / 2; ++j)
+    filler[j] = 1;
   const char* which = argc > 1 ? argv[1] : "both";
   for (int dynamic = 0; dynamic < 2; ++dynamic) {
     if (strcmp(which, "both") != 0 && strcmp(which, dynamic ? "dynamic" : "create") != 0) continue;
@@ -251,5 +265,6 @@ int main(int argc, char** argv) {
     run(dynamic, 1);
   }
   MPI_OK(MPI_Type_free(&every_other));
+  MPI_OK(MPI_Type_free(&every_other_fill));
   return t_finish("stage_put_get");
 }

@@ -56,7 +56,9 @@ osprey_mpi_variant(bigstage.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_ACC_S
 osprey_mpi_variant(forced.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
 # Puts (fence and PSCW), gets and accumulates with results (fence) toward node peers' private
 # memory, left in the target's staging area: rows written and read back in pieces around the
-# staging limit, fetch_and_op old values each seen once, get_accumulate sums in order, a 2 KiB
-# put in between; an area too small for most of it.
+# staging limit, fetch_and_op old values each seen once, get_accumulate sums in order, a strided
+# accumulate in between; an area too small for most of it; staging limits of 1 and 8 KiB.
 osprey_mpi_test(stage_put_get mpi/stage_put_get.c NP 2 3 4)
 osprey_mpi_variant(tinystage.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_ACC_STAGE=1024)
+osprey_mpi_variant(opmax1k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=1024)
+osprey_mpi_variant(opmax8k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=8192)
