@@ -38,6 +38,7 @@ enum State : uint8_t {
 enum Kind : uint8_t {
   kCombine = 0,  // an accumulate, or a put (MPI_REPLACE on bytes)
   kFetch = 1,    // returns the old values: a get (MPI_NO_OP), get_accumulate, fetch_and_op
+  kCas = 2,      // compare_and_swap: its data is the new value, then the compare value
 };
 
 }  // namespace
@@ -57,12 +58,21 @@ struct AccStage::Entry {
   // The data follows at kDataOffset, 16-byte aligned for any element type; a fetch entry's
   // old values follow its data (right there if it has none: MPI_NO_OP).
   char* data() { return reinterpret_cast<char*>(this) + kDataOffset; }
-  char* old() { return data() + (op == dt::Op::kNoOp ? 0 : bytes); }
+  char* old() { return data() + data_bytes(); }
   // Bytes after the header: the data, or nothing for a reference entry, and the old values.
   std::size_t payload() const {
-    if (kind == kFetch) return op == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes};
-    return src ? 0 : bytes;
+    if (kind == kCombine) return src ? 0 : bytes;
+    return data_bytes() + bytes;
   }
+  // Whether the origin waits for the old values (collect).
+  bool fetches() const { return kind != kCombine; }
+
+ private:
+  std::size_t data_bytes() const {
+    return kind == kCas ? 2 * std::size_t{bytes} : op == dt::Op::kNoOp ? 0 : bytes;
+  }
+
+ public:
   static constexpr std::size_t kDataOffset = 32;
 };
 static_assert(sizeof(AccStage::Entry) <= AccStage::Entry::kDataOffset);
@@ -115,7 +125,7 @@ bool AccStage::stage(const TargetView& t, const RmaOp& op, std::size_t bytes, bo
   if (ref && (!by_reference || bytes < kReferenceMin || bytes > UINT32_MAX)) return false;
   return place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes), op.ttype->repr,
                op.ttype->elem_size, op.op, kCombine,
-               static_cast<const char*>(op.origin) + op.otype->true_lb, nullptr, ref);
+               static_cast<const char*>(op.origin) + op.otype->true_lb, nullptr, ref, area_);
 }
 
 // Puts and gets have a cheaper way than a system call each: the put and get queue issues every
@@ -133,7 +143,7 @@ bool AccStage::stage_put(const TargetView& t, const RmaOp& op, std::size_t bytes
   if (bytes > op_max_ || !transfer_budget(t)) return false;
   return place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes), dt::Repr::kU8, 1,
                dt::Op::kReplace, kCombine, static_cast<const char*>(op.origin) + op.otype->true_lb,
-               nullptr, false);
+               nullptr, false, area_ / 2);
 }
 
 bool AccStage::stage_fetch(const TargetView& t, const RmaOp& op, std::size_t bytes) {
@@ -147,36 +157,51 @@ bool AccStage::stage_fetch(const TargetView& t, const RmaOp& op, std::size_t byt
       o == dt::Op::kNoOp ? nullptr : static_cast<const char*>(op.origin) + op.otype->true_lb;
   if (!place(t, op.where + op.ttype->true_lb, static_cast<uint32_t>(bytes),
              get ? dt::Repr::kU8 : op.ttype->repr, get ? 1 : op.ttype->elem_size, o, kFetch, data,
-             old, false))
+             old, false, get ? area_ / 2 : area_))
     return false;
   fetches_ = true;
   return true;
 }
 
-bool AccStage::place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr,
-                     uint32_t elem_size, dt::Op o, uint8_t kind, const char* data, char* old,
-                     bool ref) {
+bool AccStage::stage_cas(const TargetView& t, const RmaOp& op) {
+  const dt::TypeInfo& ti = *op.ttype;
+  Entry* e = place(t, op.where + ti.true_lb, ti.elem_size, ti.repr, ti.elem_size, dt::Op::kReplace,
+                   kCas, static_cast<const char*>(op.origin) + ti.true_lb,
+                   static_cast<char*>(op.result) + ti.true_lb, false, area_);
+  if (!e) return false;
+  std::memcpy(e->data() + ti.elem_size, static_cast<const char*>(op.compare) + ti.true_lb,
+              ti.elem_size);
+  fetches_ = true;
+  return true;
+}
+
+AccStage::Entry* AccStage::place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr,
+                                 uint32_t elem_size, dt::Op o, uint8_t kind, const char* data,
+                                 char* old, bool ref, std::size_t fill_limit) {
   const std::size_t need =
-      entry_size(kind == kFetch ? (o == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes})
-                 : ref          ? 0
-                                : bytes);
+      entry_size(kind == kCas     ? 3 * std::size_t{bytes}
+                 : kind == kFetch ? (o == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes})
+                 : ref            ? 0
+                                  : bytes);
   const uint32_t target = static_cast<uint32_t>(t.local);
   shm::StageHeader& h = view_->stage(target);
-  // A full area stays full until the epoch ends: no more read-modify-writes on its line.
-  if (h.used.load(std::memory_order_relaxed) >= area_) return false;
+  // An entry that would not fit is not reserved, so that it leaves the room to smaller ones
+  // (and a full area no more read-modify-writes on its line). Puts and gets may fill half of
+  // it: the rest stays for accumulates, which have no cheaper way than the direct one.
+  if (h.used.load(std::memory_order_relaxed) + need > fill_limit) return nullptr;
   const uint64_t off = h.used.fetch_add(need, std::memory_order_relaxed);
   staged_ = true;
   char* at = view_->stage_data(target) + off;
   if (off + need > area_) {
     // Every later reservation starts further on and fails too: the target stops reading here.
     if (off + Entry::kDataOffset <= area_) reinterpret_cast<Entry*>(at)->state = kEnd;
-    return false;
+    return nullptr;
   }
   Entry* e = new (at) Entry;
   e->addr = remote_address(t, where);
-  e->src = kind == kFetch ? reinterpret_cast<uint64_t>(old)
-           : ref          ? reinterpret_cast<uint64_t>(data)
-                          : 0;
+  e->src = kind != kCombine ? reinterpret_cast<uint64_t>(old)
+           : ref            ? reinterpret_cast<uint64_t>(data)
+                            : 0;
   e->bytes = bytes;
   e->elem_size = elem_size;
   e->pid = pid_;
@@ -187,7 +212,7 @@ bool AccStage::place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Re
   e->state = kStaged;  // the epoch's synchronization publishes it
   mine_[target].push_back(static_cast<uint32_t>(off));
   ++pending_;
-  return true;
+  return e;
 }
 
 Status AccStage::settle(const TargetView& t) {
@@ -199,10 +224,13 @@ Status AccStage::settle(const TargetView& t) {
     BulkOpGuard bulk(*view_, static_cast<uint32_t>(t.local));
     for (uint32_t off : offs) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
-      const bool fetch = e->kind == kFetch;
+      const bool fetch = e->fetches();
       const char* data = e->src && !fetch ? reinterpret_cast<const char*>(e->src) : e->data();
       char* old = fetch ? reinterpret_cast<char*>(e->src) : nullptr;
-      if (s.ok())
+      if (s.ok() && e->kind == kCas)
+        s = cma_cas(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, data,
+                    data + e->bytes, old);
+      else if (s.ok())
         s = cma_combine(t.pid, reinterpret_cast<char*>(e->addr), e->repr, e->elem_size, e->op, data,
                         old, e->bytes);
       e->state = kSettled;  // failed or not: reported here, never applied twice
@@ -219,7 +247,7 @@ void AccStage::collect() {
     char* area = view_->stage_data(target);
     for (uint32_t off : mine_[target]) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
-      if (e->kind != kFetch) continue;
+      if (!e->fetches()) continue;
       // The target applies its area in this fence too, and so reaches this entry.
       while (std::atomic_ref<uint8_t>(e->state).load(std::memory_order_acquire) != kApplied)
         wait.pause();
@@ -251,9 +279,13 @@ Status AccStage::apply_mine() {
     for (uint64_t off = 0; off + Entry::kDataOffset <= used;) {
       Entry* e = reinterpret_cast<Entry*>(area + off);
       if (e->state == kEnd) break;
-      if (e->state == kStaged && e->kind == kFetch) {
-        dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
-                              e->data(), e->bytes / e->elem_size, e->old());
+      if (e->state == kStaged && e->fetches()) {
+        if (e->kind == kCas)
+          dt::cas_plain(e->repr, e->elem_size, reinterpret_cast<void*>(e->addr), e->data(),
+                        e->data() + e->bytes, e->old());
+        else
+          dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),
+                                e->data(), e->bytes / e->elem_size, e->old());
         std::atomic_ref<uint8_t>(e->state).store(kApplied, std::memory_order_release);
       } else if (e->state == kStaged && !e->src) {
         dt::apply_plain_array(e->repr, e->elem_size, e->op, reinterpret_cast<void*>(e->addr),

@@ -15,7 +15,8 @@
 //   their areas (under PSCW, MPI_Win_complete returns before the target applies and hands the
 //   buffer back);
 // - dense puts up to op_max(), as accumulates with MPI_REPLACE on bytes;
-// - under fence only, dense gets and accumulates with a result (get_accumulate, fetch_and_op)
+// - under fence only, dense gets, accumulates with a result (get_accumulate, fetch_and_op)
+//   and compare_and_swap
 //   up to op_max() with their data: the target leaves the old values in the entry and marks it
 //   applied, and each origin copies its own out before the fence's second barrier (after
 //   which the areas take new entries).
@@ -51,6 +52,9 @@ struct TargetView;
 // attach, with nothing else updating that memory meanwhile (defined in accumulate_cma.cc).
 Status cma_combine(pid_t pid, char* remote, dt::Repr r, uint32_t elem_size, dt::Op op,
                    const char* origin, char* result, std::size_t n);
+// One compare_and_swap of an element the same way (the old value goes to `result`).
+Status cma_cas(pid_t pid, char* remote, dt::Repr r, uint32_t elem_size, const char* origin,
+               const char* compare, char* result);
 
 class AccStage {
  public:
@@ -81,8 +85,10 @@ class AccStage {
   bool stage_put(const TargetView& t, const RmaOp& op, std::size_t bytes);
   // Under fence only: a dense get (op.rtype absent: the old values go to op.origin) or an
   // accumulate with result; the target leaves the old values in the entry, and collect()
-  // copies them out after the fence's second barrier.
+  // copies them out before the fence's second barrier.
   bool stage_fetch(const TargetView& t, const RmaOp& op, std::size_t bytes);
+  // Under fence only: a compare_and_swap, its old value collected like a fetch's.
+  bool stage_cas(const TargetView& t, const RmaOp& op);
   // Whether this process has entries staged that it did not apply itself.
   bool pending() const { return pending_ != 0; }
   // Applies this process's entries still staged toward t itself, before an accumulate that must
@@ -109,8 +115,9 @@ class AccStage {
  private:
   Status pull(Entry& e);
   bool transfer_budget(const TargetView& t);
-  bool place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr, uint32_t elem_size,
-             dt::Op o, uint8_t kind, const char* data, char* old, bool ref);
+  Entry* place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr,
+               uint32_t elem_size, dt::Op o, uint8_t kind, const char* data, char* old, bool ref,
+               std::size_t fill_limit);
 
   const shm::SegmentView* view_ = nullptr;
   uint32_t me_ = 0;

@@ -180,21 +180,27 @@ Status cma_combine(pid_t pid, char* remote, dt::Repr r, uint32_t n, dt::Op op, c
   return kOk;
 }
 
+// Under the element's lock stripe, or the whole-operation lock (settle).
+Status cma_cas(pid_t pid, char* remote, dt::Repr r, uint32_t n, const char* origin,
+               const char* compare, char* result) {
+  unsigned char cur[16];
+  OSPREY_TRY(shm::cma::read(pid, remote, cur, n));
+  unsigned char next[16];
+  std::memcpy(next, cur, n);
+  dt::cas_plain(r, n, next, origin, compare, result);
+  if (std::memcmp(next, cur, n) != 0) return shm::cma::write(pid, remote, next, n);
+  return kOk;
+}
+
 Status Window::cas_cma(const TargetView& t, const RmaOp& op) {
   const dt::TypeInfo& ti = *op.ttype;
   const uint32_t n = ti.elem_size;
   char* remote = reinterpret_cast<char*>(remote_address(t, op.where)) + ti.true_lb;
   const std::size_t st = stripes_.index(t.local, reinterpret_cast<uint64_t>(remote));
   SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(t.local));
-  unsigned char cur[16];
   stripes_.lock(st);
-  Status rs = shm::cma::read(t.pid, remote, cur, n);
-  if (rs.ok()) {
-    unsigned char next[16];
-    std::memcpy(next, cur, n);
-    dt::cas_plain(ti.repr, n, next, op.origin, op.compare, op.result);
-    if (std::memcmp(next, cur, n) != 0) rs = shm::cma::write(t.pid, remote, next, n);
-  }
+  const Status rs = cma_cas(t.pid, remote, ti.repr, n, static_cast<const char*>(op.origin),
+                            static_cast<const char*>(op.compare), static_cast<char*>(op.result));
   stripes_.unlock(st);
   return rs;
 }

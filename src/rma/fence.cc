@@ -62,6 +62,8 @@ Status FenceEpoch::fence(int assert) {
       if (s.ok() && (r2.any & kApplyFailedBit))
         s = Err(MPI_ERR_RMA_RANGE,
                 "osprey: a target could not read an accumulate's data in MPI_Win_fence");
+    } else {
+      w_.stage_.epoch_ended();  // puts and gets counted toward staging that none took
     }
   }
   ops_.store(false, std::memory_order_relaxed);

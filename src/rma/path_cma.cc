@@ -4,10 +4,10 @@
 // other operation toward the target first issues what waits there, so that operations toward
 // one target happen in the order they were made. It cannot do atomics: accumulates read,
 // combine and write back under the lock stripes of their elements (accumulate_cma.cc). Under
-// fence and PSCW, small puts and accumulates (and under fence small gets and accumulates with
-// a result) wait in the target's staging area for the target to apply them instead
-// (acc_stage.h); an accumulate or compare_and_swap toward the target that does not stage first
-// applies those itself. Puts and gets need not: MPI orders accumulates only, and a put or get
+// fence and PSCW, small puts and accumulates (and under fence small gets, accumulates with a
+// result and compare_and_swap) wait in the target's staging area for the target to apply them
+// instead (acc_stage.h); an accumulate or compare_and_swap toward the target that does not stage
+// first applies those itself. Puts and gets need not: MPI orders accumulates only, and a put or get
 // touching what another operation of the epoch touches, without a flush between, is erroneous.
 #include "datatype/apply.h"
 #include "datatype/runs.h"
@@ -56,6 +56,9 @@ class CmaPath final : public NodePath {
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
+    if (w.stage_.usable() && w.access_.load(std::memory_order_relaxed) == Access::kFence &&
+        w.stage_.stage_cas(t, op))
+      return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.cas_cma(t, op);
@@ -85,7 +88,7 @@ class CmaPath final : public NodePath {
   static bool dense(const RmaOp& op) { return !op.req && op.otype->dense && op.ttype->dense; }
   // An accumulate the target may apply at the end of the epoch: one array of elements on every
   // side, in an epoch whose end the target takes part in; with a result (the old values come
-  // back through the target's area) only under fence, whose third barrier waits for them.
+  // back through the target's area) only under fence, where the origin waits for them.
   static bool stageable(Access a, const RmaOp& op) {
     const bool fetch = op.rtype != nullptr;
     return (a == Access::kFence || (a == Access::kPscw && !fetch)) && !op.req && op.ttype->dense &&

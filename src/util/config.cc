@@ -26,7 +26,7 @@ constexpr ConfigVar kVars[] = {
      "target to apply them (`0`: none)"},
     {"OSPREY_STAGE_OP_MAX", &Config::stage_op_max, 0,
      "largest put, get or accumulate (bytes) copied into a staging area (`0`: from the measured "
-     "cost of a system call, 1-4 KiB)"},
+     "cost of a system call, 1 or 8 KiB)"},
     {"OSPREY_LOCK_STRIPES", &Config::lock_stripes, 1,
      "accumulate lock stripes per window (non-CPU-atomic cases)"},
     {"OSPREY_SLOTS", &Config::slots, 1, "slots of a window's operation table (message path)"},

@@ -4,16 +4,18 @@
  * malloc memory (created, and dynamic with one attached region), every rank origin and target,
  * every epoch:
  * - every origin writes its own row at every target in pieces of 1, 8, 128 (1 KiB), 512 (4 KiB)
- *   and 1024 (8 KiB, past what stages) longs and as 8-long puts, and reads back in the next
- *   epoch the row a peer wrote there, through a strided type (the direct way) and in the same
- *   pieces;
+ *   and 1024 (8 KiB) longs and as 8-long puts, some staged and some queued, and reads back in
+ *   the next epoch the row a peer wrote there, through a strided type (the direct way) and in
+ *   the same pieces;
  * - fetch_and_op adds 1 to one counter per target from every origin, in odd epochs with a
  *   strided accumulate (which does not stage) toward the same target halfway (the origin applies
  *   what it staged before it itself): the old values every origin got must be exactly the
  *   numbers before the counter's final value, each once, and rise in each origin's program
  *   order;
  * - get_accumulate on a per-origin array: a sum, a second sum, then MPI_NO_OP, whose old values
- *   must show the sums before them.
+ *   must show the sums before them; compare_and_swap on a per-origin slot, one that matches and
+ *   one that no longer does; in some epochs all of these are applied by the origin itself
+ *   before a strided accumulate that follows them.
  * Variants: a tiny staging area (most of it goes the direct way), staging limits of 1 and 8 KiB.
  * Usage: stage_put_get [create|dynamic] (default: both). */
 #include "common.h"
@@ -35,8 +37,11 @@ static size_t acc_at(int o) {
 static size_t fill_at(int o) {
   return acc_at(t_size) + (size_t)o * kFill;
 }
+static size_t cas_at(int o) {
+  return fill_at(t_size) + (size_t)o;
+}
 static size_t mem_longs(void) {
-  return fill_at(t_size);
+  return cas_at(t_size);
 }
 
 static MPI_Aint disp_of(const Win* w, int target, size_t index) {
@@ -77,13 +82,15 @@ static long row_value(int e, int o, int t, int j) {
 static long out[kMaxRanks][kRow], in[kMaxRanks][kRow], strided[kMaxRanks][kRow / 2];
 static long fetched[kMaxRanks][kRounds], one = 1, ones[kAcc], noop[kAcc];
 static long sum1[kMaxRanks][kAcc], sum2[kMaxRanks][kAcc], peek[kMaxRanks][kAcc];
+static long cas_new[kMaxRanks][2], cas_cmp[kMaxRanks][2], cas_old[kMaxRanks][2];
 static long filler[kFill / 2];
 static MPI_Datatype every_other, every_other_fill;
 
-/* The pieces a row moves in, [start, start + len) in longs, in the order they are issued: the
- * 8 KiB one never stages, so the origin first applies those before it itself (settle) and the
- * target applies those after it; 4 KiB stages where system calls are dear. */
-static const int kPieces[][2] = {{0, 1}, {1, 8}, {649, 1024}, {9, 128}, {137, 512}, {1673, 375}};
+/* The pieces a row moves in, [start, start + len) in longs, in the order they are issued. Four
+ * puts or gets per target and epoch at most stage, those of 4 and 8 KiB only where the limit is
+ * 8 KiB, and only while half the target's area has room: the rest wait in the put and get
+ * queue, issued before the target applies its area. */
+static const int kPieces[][2] = {{137, 512}, {0, 1}, {649, 1024}, {1, 8}, {9, 128}, {1673, 375}};
 
 static void put_row(const Win* w, int t, int e) {
   for (int j = 0; j < kRow; ++j)
@@ -126,15 +133,27 @@ static void check_row(int t, int e) {
           strided[t][j], row_value(e, peer, t, 2 * j));
 }
 
-/* Fetch_and_op on target t's counter, in odd epochs with a strided accumulate (which does not
- * stage) to this origin's filler area at t halfway, then get_accumulates on this origin's array
- * at t. */
+/* A strided accumulate (it does not stage) of 1 to every other element of this origin's filler
+ * area at t: the origin first applies what it staged toward t itself. */
+static void fill(const Win* w, int t) {
+  MPI_OK(MPI_Accumulate(filler, kFill / 2, MPI_LONG, t, disp_of(w, t, fill_at(t_rank)), 1,
+                        every_other_fill, MPI_SUM, w->win));
+}
+
+/* How many fills the epochs up to e made: halfway in odd ones, at the end when e % 4 == 2. */
+static long fills_until(int e) {
+  long n = 0;
+  for (int k = 0; k <= e; ++k)
+    n += (k % 2) + (k % 4 == 2);
+  return n;
+}
+
+/* Fetch_and_op on target t's counter (a fill halfway in odd epochs), get_accumulates on this
+ * origin's array at t, compare_and_swap on its slot (a fill after them when e % 4 == 2). */
 static void fetch_ops(const Win* w, int t, int e) {
   for (int r = 0; r < kRounds; ++r) {
     MPI_OK(MPI_Fetch_and_op(&one, &fetched[t][r], MPI_LONG, t, disp_of(w, t, 0), MPI_SUM, w->win));
-    if (r == kRounds / 2 && e % 2)
-      MPI_OK(MPI_Accumulate(filler, kFill / 2, MPI_LONG, t, disp_of(w, t, fill_at(t_rank)), 1,
-                            every_other_fill, MPI_SUM, w->win));
+    if (r == kRounds / 2 && e % 2) fill(w, t);
   }
   size_t acc = acc_at(t_rank);
   MPI_OK(MPI_Get_accumulate(ones, kAcc, MPI_LONG, sum1[t], kAcc, MPI_LONG, t, disp_of(w, t, acc),
@@ -143,6 +162,15 @@ static void fetch_ops(const Win* w, int t, int e) {
                             kAcc, MPI_LONG, MPI_SUM, w->win));
   MPI_OK(MPI_Get_accumulate(noop, kAcc, MPI_LONG, peek[t], kAcc, MPI_LONG, t, disp_of(w, t, acc),
                             kAcc, MPI_LONG, MPI_NO_OP, w->win));
+  /* This origin's slot at t holds e: a swap to e + 1 that matches, then one that does not. */
+  cas_new[t][0] = e + 1;
+  cas_cmp[t][0] = e;
+  cas_new[t][1] = -1;
+  cas_cmp[t][1] = e;
+  for (int k = 0; k < 2; ++k)
+    MPI_OK(MPI_Compare_and_swap(&cas_new[t][k], &cas_cmp[t][k], &cas_old[t][k], MPI_LONG, t,
+                                disp_of(w, t, cas_at(t_rank)), w->win));
+  if (e % 4 == 2) fill(w, t); /* everything above applied by this origin itself */
 }
 
 /* After the epoch (the fetch_ops of epoch e): the old values of every counter, gathered. */
@@ -173,10 +201,17 @@ static void check_fetches(int e) {
             "epoch %d target %d element %d: get_accumulate saw %ld, %ld, %ld, want %ld, %ld, %ld",
             e, t, j, sum1[t][j], sum2[t][j], peek[t][j], want, want + 1, want + 2);
     }
+  for (int t = 0; t < t_size; ++t)
+    CHECK(cas_old[t][0] == e && cas_old[t][1] == e + 1,
+          "epoch %d target %d: compare_and_swap saw %ld, %ld, want %d, %d", e, t, cas_old[t][0],
+          cas_old[t][1], e, e + 1);
 }
 
 /* This rank's own memory after epoch e's fetch_ops. */
 static void check_mine(const Win* w, int e) {
+  for (int o = 0; o < t_size; ++o)
+    CHECK(w->mem[cas_at(o)] == e + 1, "epoch %d: origin %d's swap slot is %ld, want %d", e, o,
+          w->mem[cas_at(o)], e + 1);
   CHECK(w->mem[0] == (long)(e + 1) * t_size * kRounds, "epoch %d: counter is %ld, want %ld", e,
         w->mem[0], (long)(e + 1) * t_size * kRounds);
   for (int o = 0; o < t_size; ++o)
@@ -187,7 +222,7 @@ static void check_mine(const Win* w, int e) {
             e, o, j, w->mem[acc_at(o) + (size_t)j], 2L * (e + 1));
   for (int o = 0; o < t_size; ++o)
     for (int j = 0; j < kFill; ++j) {
-      long want = j % 2 ? 0 : (e + 1) / 2;
+      long want = j % 2 ? 0 : fills_until(e);
       CHECK(w->mem[fill_at(o) + (size_t)j] == want,
             "epoch %d: origin %d's filler element %d is %ld, want %ld", e, o, j,
             w->mem[fill_at(o) + (size_t)j], want);
