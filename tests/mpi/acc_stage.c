@@ -13,48 +13,17 @@
  * - the values read in the next epoch by every rank (nothing applied late), and an epoch where
  *   one rank alone accumulates.
  * Usage: acc_stage [create|dynamic] (default: both). */
-#include "common.h"
+#include "private_window.h"
 
 enum { kShared = 64, kRow = 128, kBig = 4096, kEpochs = 6, kRounds = 40, kRowRounds = 4 };
-
-typedef struct {
-  MPI_Win win;
-  long* mem;       /* kShared + size * kRow longs */
-  MPI_Aint* bases; /* dynamic: every rank's address of mem */
-} Win;
 
 /* What the shared counters hold, over the epochs of the current window. */
 static long want_shared[kShared];
 
-static MPI_Aint disp_of(const Win* w, int target, size_t index) {
-  if (w->bases) return w->bases[target] + (MPI_Aint)(index * sizeof(long));
-  return (MPI_Aint)index;
-}
-
-static void make_window(Win* w, int dynamic) {
-  size_t n = kShared + (size_t)t_size * kRow + (size_t)(t_size + 1) * kBig;
+/* kShared + size * kRow + (size + 1) * kBig longs. */
+static void open_window(Win* w, int dynamic) {
   memset(want_shared, 0, sizeof want_shared);
-  w->mem = calloc(n, sizeof(long));
-  CHECK(w->mem, "out of memory");
-  w->bases = NULL;
-  if (!dynamic) {
-    MPI_OK(MPI_Win_create(w->mem, (MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL,
-                          MPI_COMM_WORLD, &w->win));
-    return;
-  }
-  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
-  MPI_OK(MPI_Win_attach(w->win, w->mem, (MPI_Aint)(n * sizeof(long))));
-  w->bases = malloc((size_t)t_size * sizeof(MPI_Aint));
-  MPI_Aint mine;
-  MPI_Get_address(w->mem, &mine);
-  MPI_OK(MPI_Allgather(&mine, 1, MPI_AINT, w->bases, 1, MPI_AINT, MPI_COMM_WORLD));
-}
-
-static void free_window(Win* w) {
-  if (w->bases) MPI_OK(MPI_Win_detach(w->win, w->mem));
-  MPI_OK(MPI_Win_free(&w->win));
-  free(w->mem);
-  free(w->bases);
+  make_window(w, kShared + (size_t)t_size * kRow + (size_t)(t_size + 1) * kBig, dynamic);
 }
 
 /* Where origin o's row starts at every target. */
@@ -200,7 +169,7 @@ static void check_peer(const Win* w, int e) {
 
 static void run_fence(int dynamic) {
   Win w;
-  make_window(&w, dynamic);
+  open_window(&w, dynamic);
   MPI_OK(MPI_Win_fence(0, w.win));
   for (int e = 0; e < kEpochs; ++e) {
     fill_origin(e);
@@ -232,7 +201,7 @@ static void run_fence(int dynamic) {
 
 static void run_pscw(int dynamic) {
   Win w;
-  make_window(&w, dynamic);
+  open_window(&w, dynamic);
   MPI_Group world, all;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   all = world;

@@ -18,16 +18,12 @@
  *   before a strided accumulate that follows them.
  * Variants: a tiny staging area (most of it goes the direct way), staging limits of 1 and 8 KiB.
  * Usage: stage_put_get [create|dynamic] (default: both). */
-#include "common.h"
+#include "private_window.h"
 
 enum { kRow = 2048, kFill = 1024, kAcc = 16, kRounds = 20, kEpochs = 5, kMaxRanks = 16 };
 
-typedef struct {
-  MPI_Win win;
-  long* mem; /* a counter, then per origin a row, an array for get_accumulate, a filler area */
-  MPI_Aint* bases;
-} Win;
-
+/* The window: a counter, then per origin a row, an array for get_accumulate, a filler area
+ * and a swap slot. */
 static size_t row_at(int o) {
   return 1 + (size_t)o * kRow;
 }
@@ -42,35 +38,6 @@ static size_t cas_at(int o) {
 }
 static size_t mem_longs(void) {
   return cas_at(t_size);
-}
-
-static MPI_Aint disp_of(const Win* w, int target, size_t index) {
-  if (w->bases) return w->bases[target] + (MPI_Aint)(index * sizeof(long));
-  return (MPI_Aint)index;
-}
-
-static void make_window(Win* w, int dynamic) {
-  w->mem = calloc(mem_longs(), sizeof(long));
-  CHECK(w->mem, "out of memory");
-  w->bases = NULL;
-  MPI_Aint bytes = (MPI_Aint)(mem_longs() * sizeof(long));
-  if (!dynamic) {
-    MPI_OK(MPI_Win_create(w->mem, bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
-    return;
-  }
-  MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w->win));
-  MPI_OK(MPI_Win_attach(w->win, w->mem, bytes));
-  w->bases = malloc((size_t)t_size * sizeof(MPI_Aint));
-  MPI_Aint mine;
-  MPI_Get_address(w->mem, &mine);
-  MPI_OK(MPI_Allgather(&mine, 1, MPI_AINT, w->bases, 1, MPI_AINT, MPI_COMM_WORLD));
-}
-
-static void free_window(Win* w) {
-  if (w->bases) MPI_OK(MPI_Win_detach(w->win, w->mem));
-  MPI_OK(MPI_Win_free(&w->win));
-  free(w->mem);
-  free(w->bases);
 }
 
 /* What origin o's row at target t holds after epoch e. */
@@ -231,7 +198,7 @@ static void check_mine(const Win* w, int e) {
 
 static void run(int dynamic, int pscw) {
   Win w;
-  make_window(&w, dynamic);
+  make_window(&w, mem_longs(), dynamic);
   MPI_Group world;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   if (!pscw) MPI_OK(MPI_Win_fence(0, w.win));
