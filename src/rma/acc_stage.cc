@@ -41,6 +41,15 @@ enum Kind : uint8_t {
   kCas = 2,      // compare_and_swap: its data is the new value, then the compare value
 };
 
+// Bytes after an entry's header: its data (none for a reference entry, two values for a
+// compare_and_swap), then the old values of an entry that returns them.
+std::size_t payload_bytes(uint8_t kind, dt::Op op, uint32_t bytes, bool ref) {
+  const std::size_t n = bytes;
+  if (kind == kCombine) return ref ? 0 : n;
+  if (kind == kCas) return 3 * n;
+  return op == dt::Op::kNoOp ? n : 2 * n;
+}
+
 }  // namespace
 
 struct AccStage::Entry {
@@ -59,11 +68,7 @@ struct AccStage::Entry {
   // old values follow its data (right there if it has none: MPI_NO_OP).
   char* data() { return reinterpret_cast<char*>(this) + kDataOffset; }
   char* old() { return data() + data_bytes(); }
-  // Bytes after the header: the data, or nothing for a reference entry, and the old values.
-  std::size_t payload() const {
-    if (kind == kCombine) return src ? 0 : bytes;
-    return data_bytes() + bytes;
-  }
+  std::size_t payload() const { return payload_bytes(kind, op, bytes, src != 0); }
   // Whether the origin waits for the old values (collect).
   bool fetches() const { return kind != kCombine; }
 
@@ -149,7 +154,8 @@ bool AccStage::stage_put(const TargetView& t, const RmaOp& op, std::size_t bytes
 bool AccStage::stage_fetch(const TargetView& t, const RmaOp& op, std::size_t bytes) {
   const bool get = !op.rtype;  // a get: its buffer is the origin's
   const dt::Op o = get ? dt::Op::kNoOp : op.op;
-  if ((o == dt::Op::kNoOp ? bytes : 2 * bytes) > op_max_ || (get && !transfer_budget(t)))
+  if (bytes > op_max_ || payload_bytes(kFetch, o, static_cast<uint32_t>(bytes), false) > op_max_ ||
+      (get && !transfer_budget(t)))
     return false;
   char* old = get ? static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb
                   : static_cast<char*>(op.result) + op.rtype->true_lb;
@@ -178,11 +184,7 @@ bool AccStage::stage_cas(const TargetView& t, const RmaOp& op) {
 AccStage::Entry* AccStage::place(const TargetView& t, uint64_t where, uint32_t bytes, dt::Repr repr,
                                  uint32_t elem_size, dt::Op o, uint8_t kind, const char* data,
                                  char* old, bool ref, std::size_t fill_limit) {
-  const std::size_t need =
-      entry_size(kind == kCas     ? 3 * std::size_t{bytes}
-                 : kind == kFetch ? (o == dt::Op::kNoOp ? bytes : 2 * std::size_t{bytes})
-                 : ref            ? 0
-                                  : bytes);
+  const std::size_t need = entry_size(payload_bytes(kind, o, bytes, ref));
   const uint32_t target = static_cast<uint32_t>(t.local);
   shm::StageHeader& h = view_->stage(target);
   // An entry that would not fit is not reserved, so that it leaves the room to smaller ones

@@ -16,10 +16,9 @@
 //   buffer back);
 // - dense puts up to op_max(), as accumulates with MPI_REPLACE on bytes;
 // - under fence only, dense gets, accumulates with a result (get_accumulate, fetch_and_op)
-//   and compare_and_swap
-//   up to op_max() with their data: the target leaves the old values in the entry and marks it
-//   applied, and each origin copies its own out before the fence's second barrier (after
-//   which the areas take new entries).
+//   and compare_and_swap up to op_max() with their data: the target leaves the old values in
+//   the entry and marks it applied, and each origin copies its own out before the fence's second
+//   barrier (after which the areas take new entries).
 // Everything else toward that target goes the direct way. An accumulate or compare_and_swap
 // that does so first applies this origin's staged entries toward it itself (settle), so that
 // the target sees this origin's accumulates in the order they were made (the default
