@@ -240,6 +240,7 @@ class Window {
   // and undoes it (also when another node member failed: all or none of the node shares).
   bool map_user_memory();
   void unmap_user_memory();
+  void release_moved_memory();
   // Whether node-local rank `local`'s window memory is MPI_Alloc_mem memory every node member
   // maps: loads, stores and CPU atomics on every rank, never cross-memory attach.
   bool user_shared(int local) const {
@@ -369,6 +370,7 @@ class Window {
   };
   std::vector<UserMap> user_maps_;
   bool user_shared_ = false;
+  uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages
 
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;

@@ -96,9 +96,12 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
                 -1,        0,
                 0};
   shm::user_memory::Region region;
+  bool moved = false;
   if (flavor_ == Flavor::kCreate && !force_am_ && nlocal > 1 &&
-      shm::user_memory::find(reinterpret_cast<const void*>(user_base),
-                             static_cast<std::size_t>(my_size), &region)) {
+      shm::user_memory::share_in_place(reinterpret_cast<const void*>(user_base),
+                                       static_cast<std::size_t>(my_size), config().share_in_place,
+                                       &region, &moved)) {
+    if (moved) moved_base_ = region.base;
     me.share_fd = region.fd;
     me.share_off = user_base - region.base;
     me.share_len = region.len;
@@ -198,6 +201,11 @@ void Window::unmap_user_memory() {
     if (m.addr) munmap(m.addr, m.len);
   user_maps_.clear();
   user_shared_ = false;
+}
+
+void Window::release_moved_memory() {
+  if (moved_base_) shm::user_memory::release_in_place(moved_base_);
+  moved_base_ = 0;
 }
 
 void Window::setup_fast_targets() {

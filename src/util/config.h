@@ -28,6 +28,7 @@ struct Config {
   std::size_t lock_stripes = 256;
   std::size_t acc_stage = 32768;
   std::size_t stage_op_max = 0;
+  std::size_t share_in_place = std::size_t{64} << 20;
   // Operation table (message path).
   std::size_t slots = 64;
   std::size_t op_pool_local = 256;

@@ -13,6 +13,7 @@ target_link_libraries(threaded_acc PRIVATE pthread)
 osprey_mpi_test(acc_whole mpi/acc_whole.c NP 2 3 4)
 # ... also large ones, which are combined in chunks (cross-memory attach), racing each other.
 osprey_mpi_test(acc_whole_large mpi/acc_whole_large.c NP 2 3)
+osprey_mpi_variant(cma.acc_whole_large acc_whole_large NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)
 osprey_mpi_test(linked_list mpi/linked_list.c NP 2 3 4)
 # Accumulates on many elements (plain loops) against single-element atomics on the same elements.
 osprey_mpi_test(acc_bulk_race mpi/acc_bulk_race.c NP 2 3)

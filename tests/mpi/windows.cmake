@@ -31,18 +31,23 @@ osprey_mpi_test(proc_null mpi/proc_null.c)
 # MPICH's other simulated-node layout: ranks in blocks (0,1 | 2,3).
 osprey_mpi_variant(cliques.subcomm_windows subcomm_windows NP 4 MODES auto
                    ENV MPIR_CVAR_NUM_CLIQUES=2)
+# The tests of node peers' private memory below keep it private (OSPREY_SHARE_IN_PLACE=0: no
+# pages moved into shared memory), with a variant of some where pages may move.
 # Windows over private memory on a node: small puts and gets queued per target until the
 # synchronization, completed by each kind of synchronization (also with the queue off, and
 # with a tiny limit so that most operations go straight after draining the queue).
-osprey_mpi_test(cma_batch mpi/cma_batch.c NP 2 3)
-osprey_mpi_variant(noqueue.cma_batch cma_batch NP 3 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0)
-osprey_mpi_variant(tinyqueue.cma_batch cma_batch NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=4)
+osprey_mpi_test(cma_batch mpi/cma_batch.c NP 2 3 ENV OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(noqueue.cma_batch cma_batch NP 3 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0 OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(tinyqueue.cma_batch cma_batch NP 2 MODES auto
+                   ENV OSPREY_CMA_QUEUE_LIMIT=4 OSPREY_SHARE_IN_PLACE=0)
 # Large puts and gets toward node peers' private memory: queued gets of any size merging into
 # one range, checked byte by byte after every kind of synchronization.
-osprey_mpi_test(cma_large mpi/cma_large.c NP 2 3)
-osprey_mpi_variant(noqueue.cma_large cma_large NP 2 MODES auto ENV OSPREY_CMA_QUEUE_LIMIT=0)
+osprey_mpi_test(cma_large mpi/cma_large.c NP 2 3 ENV OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(noqueue.cma_large cma_large NP 2 MODES auto
+                   ENV OSPREY_CMA_QUEUE_LIMIT=0 OSPREY_SHARE_IN_PLACE=0)
 # Whole-region accumulates over cross-memory attach against single-element atomics.
-osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4)
+osprey_mpi_test(cma_acc_race mpi/cma_acc_race.c NP 2 3 4 ENV OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(inplace.cma_acc_race cma_acc_race NP 3 MODES auto)
 # MPI_Alloc_mem memory is node-shared: windows over it (mixed with malloc memory) mapped by
 # node peers, atomics racing across mapped, cross-memory attach and message-path origins.
 osprey_mpi_test(alloc_mem_windows mpi/alloc_mem_windows.c NP 2 3 4)
@@ -51,14 +56,24 @@ osprey_mpi_variant(forced.fence_epochs fence_epochs NP 2 MODES auto ENV OSPREY_O
 # Accumulates toward node peers' private memory under fence and PSCW, left in the target's
 # staging area: sums against fetch_and_op, the order of one origin's operations, an area that
 # fills (and one with room for everything), the result read in the next epoch.
-osprey_mpi_test(acc_stage mpi/acc_stage.c NP 2 3 4)
-osprey_mpi_variant(bigstage.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_ACC_STAGE=1048576)
-osprey_mpi_variant(forced.acc_stage acc_stage NP 3 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
+osprey_mpi_test(acc_stage mpi/acc_stage.c NP 2 3 4 ENV OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(inplace.acc_stage acc_stage NP 3 MODES auto)
+osprey_mpi_variant(bigstage.acc_stage acc_stage NP 3 MODES auto
+                   ENV OSPREY_ACC_STAGE=1048576 OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(forced.acc_stage acc_stage NP 3 MODES auto
+                   ENV OSPREY_OVERSUBSCRIBED=1 OSPREY_SHARE_IN_PLACE=0)
 # Puts (fence and PSCW), gets and accumulates with results (fence) toward node peers' private
 # memory, left in the target's staging area: rows written and read back in pieces around the
 # staging limit, fetch_and_op old values each seen once, get_accumulate sums in order, a strided
 # accumulate in between; an area too small for most of it; staging limits of 1 and 8 KiB.
-osprey_mpi_test(stage_put_get mpi/stage_put_get.c NP 2 3 4)
-osprey_mpi_variant(tinystage.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_ACC_STAGE=1024)
-osprey_mpi_variant(opmax1k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=1024)
-osprey_mpi_variant(opmax8k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=8192)
+osprey_mpi_test(stage_put_get mpi/stage_put_get.c NP 2 3 4 ENV OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(tinystage.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_ACC_STAGE=1024 OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(opmax1k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=1024 OSPREY_SHARE_IN_PLACE=0)
+osprey_mpi_variant(opmax8k.stage_put_get stage_put_get NP 3 MODES auto ENV OSPREY_STAGE_OP_MAX=8192 OSPREY_SHARE_IN_PLACE=0)
+# MPI_Win_create over malloc blocks, aligned pages, heap, static and stack arrays, nested and
+# overlapping windows: pages moved into shared memory in place (where safe) keep every byte,
+# take every origin's operations, and come back with the data at MPI_Win_free.
+osprey_mpi_test(create_in_place mpi/create_in_place.c NP 2 3 4)
+target_link_libraries(create_in_place PRIVATE pthread)
+osprey_mpi_variant(threads.create_in_place create_in_place NP 2 MODES auto LABELS threaded)
+osprey_mpi_variant(cma.create_in_place create_in_place NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)

@@ -2,11 +2,16 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
+
+#include "transport/shm/address_space.h"
 
 namespace osprey::shm::user_memory {
 namespace {
@@ -15,9 +20,19 @@ namespace {
 // program that allocates in a loop cannot run out of descriptors because of osprey.
 constexpr std::size_t kMaxLive = 256;
 
+struct Entry {
+  Region r;
+  // Pages moved in place by share_in_place (else from alloc): windows over them, the file's
+  // inode, and whether moving them back needs the process to have one thread.
+  bool moved = false;
+  int users = 0;
+  uint64_t inode = 0;
+  bool one_thread = false;
+};
+
 struct Registry {
   std::mutex mu;
-  std::map<uint64_t, Region> by_base;
+  std::map<uint64_t, Entry> by_base;
 };
 
 Registry& registry() {
@@ -47,7 +62,7 @@ void* alloc(std::size_t n) {
     close(fd);
     return nullptr;
   }
-  r.by_base[reinterpret_cast<uint64_t>(p)] = {fd, reinterpret_cast<uint64_t>(p), len};
+  r.by_base[reinterpret_cast<uint64_t>(p)].r = {fd, reinterpret_cast<uint64_t>(p), len};
   return p;
 }
 
@@ -55,9 +70,9 @@ bool free(void* p) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
   auto it = r.by_base.find(reinterpret_cast<uint64_t>(p));
-  if (it == r.by_base.end()) return false;
-  munmap(p, it->second.len);
-  close(it->second.fd);
+  if (it == r.by_base.end() || it->second.moved) return false;
+  munmap(p, it->second.r.len);
+  close(it->second.r.fd);
   r.by_base.erase(it);
   return true;
 }
@@ -69,10 +84,145 @@ bool find(const void* p, std::size_t n, Region* out) {
   auto it = r.by_base.upper_bound(a);
   if (it == r.by_base.begin()) return false;
   --it;
-  const Region& reg = it->second;
+  const Region& reg = it->second.r;
   if (a < reg.base || a - reg.base > reg.len || n > reg.len - (a - reg.base)) return false;
   *out = reg;
   return true;
+}
+
+namespace {
+
+std::size_t page_size() {
+  return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Whether [a, a + n) is a large block of glibc's malloc: its own mapping, whose first 16 bytes
+// are the block's header (an offset of 0 and a size with the "mapped" bit), so no other object
+// shares its pages. Reads the header, which sanitizers count as outside the block.
+__attribute__((no_sanitize("address", "hwaddress"))) bool malloc_mapped_block(uint64_t a,
+                                                                              std::size_t n,
+                                                                              uint64_t lo,
+                                                                              uint64_t hi) {
+  constexpr uint64_t kHeader = 2 * sizeof(std::size_t), kMappedBit = 2;
+  if (a - lo != kHeader) return false;
+  std::size_t prev, size;
+  std::memcpy(&prev, reinterpret_cast<const void*>(lo), sizeof prev);
+  std::memcpy(&size, reinterpret_cast<const void*>(lo + sizeof prev), sizeof size);
+  const uint64_t block = size & ~uint64_t{7};
+  return prev == 0 && (size & kMappedBit) && block % page_size() == 0 && block >= n + kHeader &&
+         lo + block >= hi;
+}
+
+// Copies [lo, lo + len) to `to`; the bytes that other code may write (the first and last page,
+// when the window does not own all of them) last, just before the caller swaps the pages.
+// Under AddressSanitizer the pages hold its redzones, which its memcpy refuses to read.
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((no_sanitize("address"), optimize("no-tree-loop-distribute-patterns"))) void
+copy_bytes(char* to, const char* from, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    to[i] = from[i];
+}
+#else
+void copy_bytes(char* to, const char* from, std::size_t n) {
+  std::memcpy(to, from, n);
+}
+#endif
+
+void copy_pages(char* to, uint64_t lo, std::size_t len) {
+  const char* from = reinterpret_cast<const char*>(lo);
+  const std::size_t page = page_size();
+  if (len > 2 * page) copy_bytes(to + page, from + page, len - 2 * page);
+  copy_bytes(to, from, page);
+  if (len > page) copy_bytes(to + len - page, from + len - page, page);
+}
+
+// Puts a copy of the private pages [lo, lo + len) into `fd` and maps it there instead. mmap, not
+// mremap: libraries that watch the address space for their memory registration caches
+// (libfabric's and UCX's hooks) see it, and libfabric's hooked mremap drops MREMAP_FIXED's
+// target address.
+bool pages_to_file(uint64_t lo, std::size_t len, int fd) {
+  void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (t == MAP_FAILED) return false;
+  copy_pages(static_cast<char*>(t), lo, len);
+  void* at = reinterpret_cast<void*>(lo);
+  const bool ok = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == at;
+  munmap(t, len);
+  return ok;
+}
+
+// The reverse: private pages with the same contents, swapped in at once by the mremap system
+// call itself (see above). MADV_DONTNEED first keeps the contents (they are in the file) and
+// tells those hooks that the pages change.
+void pages_to_private(uint64_t lo, std::size_t len) {
+  void* at = reinterpret_cast<void*>(lo);
+  madvise(at, len, MADV_DONTNEED);
+  void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (t == MAP_FAILED) return;
+  copy_pages(static_cast<char*>(t), lo, len);
+  if (reinterpret_cast<void*>(
+          syscall(SYS_mremap, t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at)) != at)
+    munmap(t, len);
+}
+
+}  // namespace
+
+bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, bool* moved) {
+  *moved = false;
+  const uint64_t a = reinterpret_cast<uint64_t>(p);
+  const std::size_t page = page_size();
+  if (n == 0 || n > UINT64_MAX - page || a > UINT64_MAX - page - n) return false;
+  const uint64_t lo = a / page * page, hi = (a + n + page - 1) / page * page;
+  const std::size_t len = static_cast<std::size_t>(hi - lo);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.by_base.upper_bound(a);
+  if (it != r.by_base.begin()) {
+    Entry& e = std::prev(it)->second;
+    if (a + n <= e.r.base + e.r.len) {  // inside an allocation or an earlier move
+      *out = e.r;
+      if (e.moved) ++e.users;
+      *moved = e.moved;
+      return true;
+    }
+    if (e.r.base + e.r.len > lo) return false;
+  }
+  if ((it != r.by_base.end() && it->first < hi) || len > max || r.by_base.size() >= kMaxLive)
+    return false;
+  const int on_stack = 0;
+  if (!address_space::private_anonymous(lo, hi, reinterpret_cast<uint64_t>(&on_stack)))
+    return false;
+  // Bytes on the first or last page outside the window may belong to other objects, which a
+  // second thread could write between the copy and the swap; that write would be lost.
+  const bool owns_pages = (a == lo && a + n == hi) || malloc_mapped_block(a, n, lo, hi);
+  if (!owns_pages && address_space::thread_count() != 1) return false;
+  const int fd = memfd_create("osprey-win-create", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (ftruncate(fd, static_cast<off_t>(len)) != 0 ||
+      posix_fallocate(fd, 0, static_cast<off_t>(len)) != 0 || fstat(fd, &st) != 0 ||
+      !pages_to_file(lo, len, fd)) {
+    close(fd);
+    return false;
+  }
+  Entry& e = r.by_base[lo];
+  e = {{fd, lo, len}, true, 1, static_cast<uint64_t>(st.st_ino), !owns_pages};
+  *out = e.r;
+  *moved = true;
+  return true;
+}
+
+void release_in_place(uint64_t base) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.by_base.find(base);
+  if (it == r.by_base.end() || !it->second.moved || --it->second.users > 0) return;
+  const Entry e = it->second;
+  r.by_base.erase(it);
+  // Unless the program unmapped them meanwhile (erroneous, but not ours to crash on).
+  if (address_space::maps_file(e.r.base, e.r.base + e.r.len, e.inode) &&
+      (!e.one_thread || address_space::thread_count() == 1))
+    pages_to_private(e.r.base, static_cast<std::size_t>(e.r.len));
+  close(e.r.fd);
 }
 
 void* map_peer(int pid, int fd, std::size_t len) {

@@ -24,6 +24,19 @@ struct Region {
 };
 bool find(const void* p, std::size_t n, Region* out);
 
+// Memory of MPI_Win_create that came from elsewhere (malloc, the heap, static arrays): moves
+// the pages holding [p, p + n) into a new shared memory file in place, at the same addresses
+// with the same contents, so that node peers map it as above. Refused (false) for more than
+// `max` bytes, memory that is not private anonymous, pages that overlap an earlier move without
+// being inside it, and pages that hold bytes outside the window which another thread might
+// write while they move (only one thread, or the pages of one large malloc block, are safe).
+// Pages already moved or from alloc are found and counted instead. *out describes the file;
+// *moved says whether release_in_place must be called for it.
+bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, bool* moved);
+// The last window over moved pages is gone: they become private memory again (same contents),
+// where they can be moved back safely; otherwise they stay shared until the program unmaps them.
+void release_in_place(uint64_t base);
+
 // Maps a peer's allocation (pid, fd, len), or returns nullptr.
 void* map_peer(int pid, int fd, std::size_t len);
 
