@@ -2,6 +2,7 @@
 // so that node peers can check an access before touching the memory, and so can the rank
 // itself when a request arrives on the message path.
 #include "rma/window.h"
+#include "transport/shm/user_memory.h"
 
 namespace osprey::rma {
 
@@ -9,14 +10,19 @@ Status Window::attach(void* base, MPI_Aint size) {
   if (flavor_ != Flavor::kDynamic)
     return Err(MPI_ERR_RMA_FLAVOR, "osprey: MPI_Win_attach needs a dynamic window");
   if (size < 0) return Err(MPI_ERR_SIZE, "osprey: negative size to attach");
-  return attach_.insert(reinterpret_cast<uint64_t>(base), static_cast<uint64_t>(size));
+  const uint64_t at = reinterpret_cast<uint64_t>(base), len = static_cast<uint64_t>(size);
+  OSPREY_TRY(attach_.insert(at, len));
+  shm::user_memory::expose(at, len);
+  return kOk;
 }
 
 Status Window::detach(const void* base) {
   if (flavor_ != Flavor::kDynamic)
     return Err(MPI_ERR_RMA_FLAVOR, "osprey: MPI_Win_detach needs a dynamic window");
-  if (!attach_.erase(reinterpret_cast<uint64_t>(base)))
+  uint64_t len = 0;
+  if (!attach_.erase(reinterpret_cast<uint64_t>(base), &len))
     return Err(MPI_ERR_ARG, "osprey: MPI_Win_detach of memory that is not attached");
+  shm::user_memory::unexpose(reinterpret_cast<uint64_t>(base), len);
   return kOk;
 }
 

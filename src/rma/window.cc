@@ -17,7 +17,7 @@ Window::~Window() {
 void Window::release_resources() {
   if (group_ != MPI_GROUP_NULL && !runtime_finalized()) PMPI_Group_free(&group_);
   unmap_user_memory();
-  release_moved_memory();
+  release_user_memory();
   seg_.release();
   if (ci_) ci_->release();
   ci_ = nullptr;

@@ -240,7 +240,9 @@ class Window {
   // and undoes it (also when another node member failed: all or none of the node shares).
   bool map_user_memory();
   void unmap_user_memory();
-  void release_moved_memory();
+  // Moves this window's pages back (user_memory::share_in_place) and ends the exposure of its
+  // private memory (user_memory::expose); once.
+  void release_user_memory();
   // Whether node-local rank `local`'s window memory is MPI_Alloc_mem memory every node member
   // maps: loads, stores and CPU atomics on every rank, never cross-memory attach.
   bool user_shared(int local) const {
@@ -371,6 +373,9 @@ class Window {
   std::vector<UserMap> user_maps_;
   bool user_shared_ = false;
   uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages
+  // Or they stayed private and peers reach them by cross-memory attach (user_memory::expose).
+  uint64_t exposed_base_ = 0, exposed_len_ = 0;
+  bool memory_released_ = false;  // release_user_memory ran (MPI_Win_free, or destruction)
 
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;

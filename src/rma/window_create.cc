@@ -105,6 +105,10 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     me.share_fd = region.fd;
     me.share_off = user_base - region.base;
     me.share_len = region.len;
+  } else if (flavor_ == Flavor::kCreate && !force_am_ && nlocal > 1 && my_size > 0) {
+    exposed_base_ = user_base;
+    exposed_len_ = static_cast<uint64_t>(my_size);
+    shm::user_memory::expose(exposed_base_, exposed_len_);
   }
 
   if (me_local != 0) {
@@ -203,9 +207,17 @@ void Window::unmap_user_memory() {
   user_shared_ = false;
 }
 
-void Window::release_moved_memory() {
+void Window::release_user_memory() {
+  if (memory_released_) return;
+  memory_released_ = true;
   if (moved_base_) shm::user_memory::release_in_place(moved_base_);
   moved_base_ = 0;
+  if (exposed_len_) shm::user_memory::unexpose(exposed_base_, exposed_len_);
+  exposed_len_ = 0;
+  // Regions a dynamic window still has attached at its end.
+  if (flavor_ == Flavor::kDynamic)
+    for (const auto& [base, len] : attach_.own_regions())
+      shm::user_memory::unexpose(base, len);
 }
 
 void Window::setup_fast_targets() {

@@ -28,8 +28,9 @@ Status Window::free() {
   if (am_) progress::wait_until([&] { return am_sends_done(); });
   ci_->remove_window(id_);
   freed_ = true;
-  // Every peer is done with it: moved pages become the program's private memory again.
-  release_moved_memory();
+  // Every peer is done with it: moved pages become the program's private memory again, and
+  // pages of this window that stayed private may move for other windows.
+  release_user_memory();
   // The memory goes now; the group and the communicator's info stay until the window object
   // goes, after the host ran the attribute delete callbacks (which may ask for them).
   seg_.release();

@@ -1,8 +1,9 @@
-/* MPI_Win_create over memory of every origin a program uses: a large malloc block, whole
- * aligned pages, a small heap block between two neighbours, a static array, a stack array,
- * two windows over one buffer (one inside the other), two that overlap in part, and one
- * created and freed again and again. Osprey moves such pages into shared memory in place
- * (node peers then use loads and stores) where that is safe, and back when the window goes.
+/* MPI_Win_create over memory of every origin a program uses, three rounds over: a large malloc
+ * block, whole aligned pages, a small heap block between two neighbours, a static array, a
+ * stack array, two windows over one buffer (one inside the other), two whose pages overlap in
+ * part, and a block attached to a dynamic window (whose pages must stay while attached).
+ * Osprey moves such pages into shared memory in place (node peers then use loads and stores)
+ * where that is safe, and back when the window goes.
  * Each case checks that what the program wrote before MPI_Win_create is still there, that
  * puts, accumulates and fetch_and_op of every origin land (fence and lock_all epochs), that
  * the owner's own stores reach the origins' gets, that the memory keeps its data after
@@ -40,6 +41,21 @@ static long value(int owner, int origin, int i, int round) {
   return (long)owner * 1000003L + (long)origin * 10007L + i * 13L + round * 7L + 1;
 }
 
+/* Whether osprey moved the page holding p into shared memory (its mapping's name says). */
+static int moved_in_place(const void* p) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  CHECK(f, "no /proc/self/maps");
+  char line[512];
+  int moved = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (unsigned long)p >= lo && (unsigned long)p < hi)
+      moved = strstr(line, "osprey-win-create") != NULL;
+  }
+  fclose(f);
+  return moved;
+}
+
 /* The window info's path, where osprey says which paths serve the window. */
 static void path_of(MPI_Win win, char* path) {
   MPI_Info info;
@@ -52,8 +68,9 @@ static void path_of(MPI_Win win, char* path) {
 
 /* One window over `mem` (`longs` longs, at least (t_size + 2) * SLOT): its owner fills it,
  * every origin puts a row into its slot, adds into a shared row and takes tickets, under fence
- * and then lock_all; the owner's own stores are read back with gets. `must_share` asks that
- * no node peer be reached by cross-memory attach (the pages could move). */
+ * and then lock_all; the owner's own stores are read back with gets. `must_share` 1 asks that
+ * no node peer be reached by cross-memory attach (the pages could move), -1 that the pages
+ * stay where they are (other windows expose them). */
 static void exercise(long* mem, size_t longs, int round, int must_share, const char* what) {
   const size_t shared_row = (size_t)t_size * SLOT, tickets = shared_row + SLOT;
   CHECK(longs >= tickets + SLOT, "%s: window too small", what);
@@ -69,8 +86,9 @@ static void exercise(long* mem, size_t longs, int round, int must_share, const c
   path_of(win, path);
   const char* share = getenv("OSPREY_SHARE_IN_PLACE");
   const char* transport = getenv("OSPREY_TRANSPORT");
-  if (must_share && !(share && !strcmp(share, "0")) && !(transport && !strcmp(transport, "am")))
+  if (must_share > 0 && !(share && !strcmp(share, "0")) && !(transport && !strcmp(transport, "am")))
     CHECK(!strstr(path, "cma"), "%s: path %s: the pages did not move", what, path);
+  if (must_share < 0) CHECK(!moved_in_place(mem), "%s: pages moved", what);
   for (size_t i = shared_row; i < longs; i++)
     mem[i] = 0;
   MPI_OK(MPI_Win_fence(0, win));
@@ -161,6 +179,19 @@ int main(int argc, char** argv) {
     big[4 * big_longs - 1] = 1;
     CHECK(big[3] == value(t_rank, 0, 3, round), "large block lost its data in realloc");
     free(big);
+
+    /* A block attached to a dynamic window, where peers may write it by cross-memory attach
+     * at any time: its pages must not move while it is attached, and may once it is not. */
+    const size_t att_longs = 40000;
+    long* att = malloc(att_longs * sizeof(long));
+    MPI_Win dyn;
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+    MPI_OK(MPI_Win_attach(dyn, att, (MPI_Aint)(att_longs * sizeof(long))));
+    exercise(att, att_longs, round, -1, "window over attached memory");
+    MPI_OK(MPI_Win_detach(dyn, att));
+    exercise(att, att_longs, round, large_must_share, "the same block after detach");
+    MPI_OK(MPI_Win_free(&dyn));
+    free(att);
 
     /* Whole aligned pages. */
     long* pages = NULL;

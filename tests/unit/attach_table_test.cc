@@ -61,9 +61,12 @@ TEST_F(AttachTableTest, GrowsWithoutLimitAndErases) {
     EXPECT_TRUE(covers(1 << 20 | k * 64, (1 << 20 | k * 64) + 32));
     EXPECT_FALSE(covers(1 << 20 | k * 64, (1 << 20 | k * 64) + 33));
   }
-  for (uint64_t k = 0; k < kN; k += 2)
-    ASSERT_TRUE(tables.erase(1 << 20 | k * 64));
-  EXPECT_FALSE(tables.erase(1 << 20));
+  uint64_t len = 0;
+  for (uint64_t k = 0; k < kN; k += 2) {
+    ASSERT_TRUE(tables.erase(1 << 20 | k * 64, &len));
+    EXPECT_EQ(len, 32u);
+  }
+  EXPECT_FALSE(tables.erase(1 << 20, &len));
   EXPECT_EQ(headers[0].count.load(), kN / 2);
   EXPECT_FALSE(covers(1 << 20, (1 << 20) + 1));
   EXPECT_TRUE(covers(1 << 20 | 64, (1 << 20 | 64) + 32));

@@ -120,7 +120,7 @@ Status AttachTables::insert(uint64_t base, uint64_t len) {
   return kOk;
 }
 
-bool AttachTables::erase(uint64_t base) {
+bool AttachTables::erase(uint64_t base, uint64_t* len) {
   std::lock_guard<std::mutex> g(write_mu_);
   AttachTableHeader& h = headers_[me_];
   const uint32_t n = h.count.load(std::memory_order_relaxed);
@@ -131,12 +131,23 @@ bool AttachTables::erase(uint64_t base) {
   } else {
     --i;
   }
+  *len = own_[i].len.load(std::memory_order_relaxed);
   h.seq.fetch_add(1, std::memory_order_acq_rel);
   for (; i + 1 < n; ++i)
     copy_entry(own_[i], own_[i + 1]);
   h.count.store(n - 1, std::memory_order_release);
   h.seq.fetch_add(1, std::memory_order_release);
   return true;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> AttachTables::own_regions() {
+  std::lock_guard<std::mutex> g(write_mu_);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  const uint32_t n = own_ && headers_ ? headers_[me_].count.load(std::memory_order_relaxed) : 0;
+  for (uint32_t i = 0; i < n; ++i)
+    out.emplace_back(own_[i].base.load(std::memory_order_relaxed),
+                     own_[i].len.load(std::memory_order_relaxed));
+  return out;
 }
 
 Status AttachTables::remap(uint32_t local, uint64_t seq) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "transport/shm/segment.h"
@@ -36,8 +37,10 @@ class AttachTables {
 
   // This rank's table. MPI_ERR_RMA_ATTACH if the region overlaps an attached one.
   Status insert(uint64_t base, uint64_t len);
-  // False if no region starts at `base`.
-  bool erase(uint64_t base);
+  // False if no region starts at `base`; else *len is its length.
+  bool erase(uint64_t base, uint64_t* len);
+  // This rank's regions still attached, as (base, length).
+  std::vector<std::pair<uint64_t, uint64_t>> own_regions();
 
   // Any node-local rank's table: whether [lo, hi) lies inside attached memory.
   Status covers(uint32_t local, uint64_t lo, uint64_t hi, bool* inside);

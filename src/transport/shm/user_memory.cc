@@ -10,6 +10,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include "transport/shm/address_space.h"
 
@@ -33,6 +35,13 @@ struct Entry {
 struct Registry {
   std::mutex mu;
   std::map<uint64_t, Entry> by_base;
+  std::multiset<std::pair<uint64_t, uint64_t>> exposed;  // (base, end)
+
+  bool holds_exposed(uint64_t lo, uint64_t hi) const {
+    for (const auto& [base, end] : exposed)
+      if (base < hi && end > lo) return true;
+    return false;
+  }
 };
 
 Registry& registry() {
@@ -186,7 +195,8 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
     }
     if (e.r.base + e.r.len > lo) return false;
   }
-  if ((it != r.by_base.end() && it->first < hi) || len > max || r.by_base.size() >= kMaxLive)
+  if ((it != r.by_base.end() && it->first < hi) || len > max || r.by_base.size() >= kMaxLive ||
+      r.holds_exposed(lo, hi))
     return false;
   const int on_stack = 0;
   if (!address_space::private_anonymous(lo, hi, reinterpret_cast<uint64_t>(&on_stack)))
@@ -220,9 +230,23 @@ void release_in_place(uint64_t base) {
   r.by_base.erase(it);
   // Unless the program unmapped them meanwhile (erroneous, but not ours to crash on).
   if (address_space::maps_file(e.r.base, e.r.base + e.r.len, e.inode) &&
-      (!e.one_thread || address_space::thread_count() == 1))
+      (!e.one_thread || address_space::thread_count() == 1) &&
+      !r.holds_exposed(e.r.base, e.r.base + e.r.len))
     pages_to_private(e.r.base, static_cast<std::size_t>(e.r.len));
   close(e.r.fd);
+}
+
+void expose(uint64_t base, uint64_t len) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.exposed.insert({base, base + len});
+}
+
+void unexpose(uint64_t base, uint64_t len) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.exposed.find({base, base + len});
+  if (it != r.exposed.end()) r.exposed.erase(it);
 }
 
 void* map_peer(int pid, int fd, std::size_t len) {

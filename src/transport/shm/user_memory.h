@@ -37,6 +37,13 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
 // where they can be moved back safely; otherwise they stay shared until the program unmaps them.
 void release_in_place(uint64_t base);
 
+// Window memory that node peers reach by cross-memory attach (created windows whose pages did
+// not move, attached regions of dynamic windows): a peer may write it at any time, so
+// share_in_place and release_in_place never move pages that hold any of it. Counted: the same
+// range may be exposed by several windows.
+void expose(uint64_t base, uint64_t len);
+void unexpose(uint64_t base, uint64_t len);
+
 // Maps a peer's allocation (pid, fd, len), or returns nullptr.
 void* map_peer(int pid, int fd, std::size_t len);
 
