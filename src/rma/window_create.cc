@@ -105,7 +105,8 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
     me.share_fd = region.fd;
     me.share_off = user_base - region.base;
     me.share_len = region.len;
-  } else if (flavor_ == Flavor::kCreate && !force_am_ && nlocal > 1 && my_size > 0) {
+  } else if (flavor_ == Flavor::kCreate && my_size > 0) {
+    // Reached by cross-memory attach, or written by receives of the message path.
     exposed_base_ = user_base;
     exposed_len_ = static_cast<uint64_t>(my_size);
     shm::user_memory::expose(exposed_base_, exposed_len_);

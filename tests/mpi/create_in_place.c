@@ -1,7 +1,8 @@
 /* MPI_Win_create over memory of every origin a program uses, three rounds over: a large malloc
  * block, whole aligned pages, a small heap block between two neighbours, a static array, a
- * stack array, two windows over one buffer (one inside the other), two whose pages overlap in
- * part, and a block attached to a dynamic window (whose pages must stay while attached).
+ * stack array, the first half of a large block, two windows over one buffer (one inside the
+ * other, freed in either order), two whose pages overlap in part, and a block attached to a
+ * dynamic window (whose pages must stay while attached).
  * Osprey moves such pages into shared memory in place (node peers then use loads and stores)
  * where that is safe, and back when the window goes.
  * Each case checks that what the program wrote before MPI_Win_create is still there, that
@@ -69,8 +70,10 @@ static void path_of(MPI_Win win, char* path) {
 /* One window over `mem` (`longs` longs, at least (t_size + 2) * SLOT): its owner fills it,
  * every origin puts a row into its slot, adds into a shared row and takes tickets, under fence
  * and then lock_all; the owner's own stores are read back with gets. `must_share` 1 asks that
- * no node peer be reached by cross-memory attach (the pages could move), -1 that the pages
- * stay where they are (other windows expose them). */
+ * no node peer be reached by cross-memory attach (the pages could move) and that the pages be
+ * private again after MPI_Win_free, 2 the same but that they stay moved (another window holds
+ * them), -1 that they never move (they share pages with other objects, or other windows
+ * expose them). */
 static void exercise(long* mem, size_t longs, int round, int must_share, const char* what) {
   const size_t shared_row = (size_t)t_size * SLOT, tickets = shared_row + SLOT;
   CHECK(longs >= tickets + SLOT, "%s: window too small", what);
@@ -131,11 +134,13 @@ static void exercise(long* mem, size_t longs, int round, int must_share, const c
     CHECK(seen[1] > seen[0] && seen[0] >= 0 && seen[1] < 2 * t_size, "%s: tickets %ld %ld at %d",
           what, seen[0], seen[1], t);
   }
-  MPI_OK(MPI_Win_unlock_all(win));
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD); /* every origin flushed its tickets */
+  MPI_OK(MPI_Win_sync(win));
   CHECK(mem[tickets] == 2 * t_size, "%s: %ld tickets taken, want %d", what, mem[tickets],
         2 * t_size);
+  MPI_OK(MPI_Win_unlock_all(win));
   MPI_OK(MPI_Win_free(&win));
+  if (must_share == 1) CHECK(!moved_in_place(mem), "%s: pages not back after free", what);
   /* After the window: the same data, and the program's stores stay its own. */
   for (int o = 0; o < t_size; o++)
     CHECK(mem[(size_t)o * SLOT + 3] == value(t_rank, o, 3, round), "%s: data lost at free", what);
@@ -200,10 +205,15 @@ int main(int argc, char** argv) {
     exercise(pages, page_longs, round, 1, "aligned pages");
     free(pages);
 
-    exercise(small, need, round, 0, "small heap block");
-    exercise(static_array + 3, need, round, 0, "static array");
+    exercise(small, need, round, -1, "small heap block");
+    exercise(static_array + 3, need, round, -1, "static array");
     long on_stack[(4 + 2) * SLOT + 1];
-    exercise(on_stack + 1, need, round, 0, "stack array");
+    exercise(on_stack + 1, need, round, -1, "stack array");
+
+    /* Part of a large block, short of its last page: the rest of the block shares that page. */
+    long* half = malloc(2 * big_longs * sizeof(long));
+    exercise(half, big_longs, round, -1, "first half of a large block");
+    free(half);
 
     /* Two windows over one large block, the second inside the first. */
     const size_t two_longs = 40000 + need;
@@ -213,7 +223,7 @@ int main(int argc, char** argv) {
     MPI_Win outer;
     MPI_OK(MPI_Win_create(two, (MPI_Aint)(two_longs * sizeof(long)), sizeof(long), MPI_INFO_NULL,
                           MPI_COMM_WORLD, &outer));
-    exercise(two + need, need, round, large_must_share, "window inside another");
+    exercise(two + need, need, round, 2 * large_must_share, "window inside another");
     MPI_OK(MPI_Win_fence(0, outer));
     long mark = 1000 + t_rank;
     MPI_OK(MPI_Put(&mark, 1, MPI_LONG, (t_rank + 1) % t_size, (MPI_Aint)(two_longs - 1), 1,
@@ -225,6 +235,23 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_free(&outer));
     CHECK(two[two_longs - 1] == 1000 + left && two[need + 3] == value(t_rank, 0, 3, round),
           "buffer lost data after both windows");
+    CHECK(!moved_in_place(two), "pages not back after both windows");
+
+    /* The same, the outer window freed first: the inner one keeps the pages moved and working. */
+    MPI_Win inner;
+    MPI_OK(MPI_Win_create(two, (MPI_Aint)(two_longs * sizeof(long)), sizeof(long), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &outer));
+    MPI_OK(MPI_Win_create(two + need, (MPI_Aint)(need * sizeof(long)), sizeof(long), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &inner));
+    MPI_OK(MPI_Win_free(&outer));
+    MPI_OK(MPI_Win_fence(0, inner));
+    mark = 2000 + t_rank;
+    MPI_OK(MPI_Put(&mark, 1, MPI_LONG, (t_rank + 1) % t_size, 7, 1, MPI_LONG, inner));
+    MPI_OK(MPI_Win_fence(0, inner));
+    CHECK(two[need + 7] == 2000 + left, "inner window after outer freed: %ld", two[need + 7]);
+    MPI_OK(MPI_Win_free(&inner));
+    CHECK(two[need + 7] == 2000 + left && two[5] == 5, "buffer lost data after both windows");
+    CHECK(!moved_in_place(two), "pages not back after the inner window");
     free(two);
 
     /* A window over part of a large block (its pages move only in a process with one thread),
@@ -234,7 +261,7 @@ int main(int argc, char** argv) {
     MPI_Win first;
     MPI_OK(MPI_Win_create(part + 5000, (MPI_Aint)(need * sizeof(long)), sizeof(long), MPI_INFO_NULL,
                           MPI_COMM_WORLD, &first));
-    exercise(part, part_longs, round, 0, "window over pages of another in part");
+    exercise(part, part_longs, round, -1, "window over pages of another in part");
     MPI_OK(MPI_Win_free(&first));
     free(part);
   }

@@ -1,5 +1,5 @@
 // What this process's address space holds around a window's memory, read from /proc/self: the
-// facts user_memory::share_in_place needs before it moves pages into shared memory.
+// facts user_memory::share_in_place needs before it moves pages into shared memory, and back.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ bool private_anonymous(uint64_t lo, uint64_t hi, uint64_t stack);
 // True if [lo, hi) is still mapped, all of it, from the file with this inode (a memfd).
 bool maps_file(uint64_t lo, uint64_t hi, uint64_t inode);
 
-// Threads of this process (0 if /proc cannot tell).
-int thread_count();
+// True if every page of [lo, hi) is mapped.
+bool mapped(uint64_t lo, uint64_t hi);
 
 }  // namespace osprey::shm::address_space

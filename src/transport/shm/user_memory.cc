@@ -1,6 +1,8 @@
 #include "transport/shm/user_memory.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,16 +27,16 @@ constexpr std::size_t kMaxLive = 256;
 struct Entry {
   Region r;
   // Pages moved in place by share_in_place (else from alloc): windows over them, the file's
-  // inode, and whether moving them back needs the process to have one thread.
+  // inode.
   bool moved = false;
   int users = 0;
   uint64_t inode = 0;
-  bool one_thread = false;
 };
 
 struct Registry {
   std::mutex mu;
   std::map<uint64_t, Entry> by_base;
+  std::size_t moved = 0;  // entries of by_base from share_in_place (kMaxLive is alloc's)
   std::multiset<std::pair<uint64_t, uint64_t>> exposed;  // (base, end)
 
   bool holds_exposed(uint64_t lo, uint64_t hi) const {
@@ -58,7 +60,7 @@ void* alloc(std::size_t n) {
   const std::size_t len = (n + page - 1) / page * page;
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
-  if (r.by_base.size() >= kMaxLive) return nullptr;
+  if (r.by_base.size() - r.moved >= kMaxLive) return nullptr;
   const int fd = memfd_create("osprey-alloc-mem", MFD_CLOEXEC);
   if (fd < 0) return nullptr;
   void* p = MAP_FAILED;
@@ -105,9 +107,12 @@ std::size_t page_size() {
   return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
-// Whether [a, a + n) is a large block of glibc's malloc: its own mapping, whose first 16 bytes
-// are the block's header (an offset of 0 and a size with the "mapped" bit), so no other object
-// shares its pages. Reads the header, which sanitizers count as outside the block.
+// Whether [a, a + n) is a large block of glibc's malloc to its last page: the block has its own
+// mapping, whose first 16 bytes are its header (an offset of 0 and a size with the "mapped"
+// bit), so no other object shares its pages, and the window reaches its last page (a window
+// over less would share that page with the rest of the block, which other threads may write;
+// past the window's end there is then at most malloc's slack). Reads the header, which
+// sanitizers count as outside the block.
 __attribute__((no_sanitize("address", "hwaddress"))) bool malloc_mapped_block(uint64_t a,
                                                                               std::size_t n,
                                                                               uint64_t lo,
@@ -119,7 +124,7 @@ __attribute__((no_sanitize("address", "hwaddress"))) bool malloc_mapped_block(ui
   std::memcpy(&size, reinterpret_cast<const void*>(lo + sizeof prev), sizeof size);
   const uint64_t block = size & ~uint64_t{7};
   return prev == 0 && (size & kMappedBit) && block % page_size() == 0 && block >= n + kHeader &&
-         lo + block >= hi;
+         lo + block == hi;
 }
 
 // Copies [lo, lo + len) to `to`; the bytes that other code may write (the first and last page,
@@ -145,6 +150,34 @@ void copy_pages(char* to, uint64_t lo, std::size_t len) {
   if (len > page) copy_bytes(to + len - page, from + len - page, page);
 }
 
+// Signals blocked while pages move: a handler that stored into a neighbouring object between
+// the copy and the swap would lose that store.
+class SignalsBlocked {
+ public:
+  SignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old_);
+  }
+  ~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalsBlocked(const SignalsBlocked&) = delete;
+  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+// Maps `fd` over [lo, lo + len); if that fails after the kernel already unmapped the old pages,
+// maps it once more (the file holds their contents).
+bool map_file_at(uint64_t lo, std::size_t len, int fd) {
+  void* at = reinterpret_cast<void*>(lo);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == at) return true;
+    if (address_space::private_anonymous(lo, lo + len, 0)) return false;  // old pages still there
+  }
+  return false;
+}
+
 // Puts a copy of the private pages [lo, lo + len) into `fd` and maps it there instead. mmap, not
 // mremap: libraries that watch the address space for their memory registration caches
 // (libfabric's and UCX's hooks) see it, and libfabric's hooked mremap drops MREMAP_FIXED's
@@ -152,25 +185,33 @@ void copy_pages(char* to, uint64_t lo, std::size_t len) {
 bool pages_to_file(uint64_t lo, std::size_t len, int fd) {
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (t == MAP_FAILED) return false;
-  copy_pages(static_cast<char*>(t), lo, len);
-  void* at = reinterpret_cast<void*>(lo);
-  const bool ok = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == at;
+  bool ok;
+  {
+    SignalsBlocked quiet;
+    copy_pages(static_cast<char*>(t), lo, len);
+    ok = map_file_at(lo, len, fd);
+  }
   munmap(t, len);
   return ok;
 }
 
 // The reverse: private pages with the same contents, swapped in at once by the mremap system
 // call itself (see above). MADV_DONTNEED first keeps the contents (they are in the file) and
-// tells those hooks that the pages change.
-void pages_to_private(uint64_t lo, std::size_t len) {
+// tells those hooks that the pages change. If the swap fails after the kernel unmapped the
+// file's pages, the file goes back (shared, but with the contents).
+void pages_to_private(uint64_t lo, std::size_t len, int fd) {
   void* at = reinterpret_cast<void*>(lo);
   madvise(at, len, MADV_DONTNEED);
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (t == MAP_FAILED) return;
+  SignalsBlocked quiet;
   copy_pages(static_cast<char*>(t), lo, len);
   if (reinterpret_cast<void*>(
-          syscall(SYS_mremap, t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at)) != at)
-    munmap(t, len);
+          syscall(SYS_mremap, t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at)) == at)
+    return;
+  munmap(t, len);
+  if (!address_space::mapped(lo, lo + len))
+    mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
 }
 
 }  // namespace
@@ -195,16 +236,16 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
     }
     if (e.r.base + e.r.len > lo) return false;
   }
-  if ((it != r.by_base.end() && it->first < hi) || len > max || r.by_base.size() >= kMaxLive ||
+  if ((it != r.by_base.end() && it->first < hi) || len > max || r.moved >= kMaxLive ||
       r.holds_exposed(lo, hi))
     return false;
   const int on_stack = 0;
   if (!address_space::private_anonymous(lo, hi, reinterpret_cast<uint64_t>(&on_stack)))
     return false;
-  // Bytes on the first or last page outside the window may belong to other objects, which a
-  // second thread could write between the copy and the swap; that write would be lost.
-  const bool owns_pages = (a == lo && a + n == hi) || malloc_mapped_block(a, n, lo, hi);
-  if (!owns_pages && address_space::thread_count() != 1) return false;
+  // Bytes on the first or last page outside the window may belong to other objects, which
+  // another thread, a signal handler or a peer's pending transfer could write between the copy
+  // and the swap; that write would be lost.
+  if (!(a == lo && a + n == hi) && !malloc_mapped_block(a, n, lo, hi)) return false;
   const int fd = memfd_create("osprey-win-create", MFD_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
@@ -215,7 +256,8 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
     return false;
   }
   Entry& e = r.by_base[lo];
-  e = {{fd, lo, len}, true, 1, static_cast<uint64_t>(st.st_ino), !owns_pages};
+  e = {{fd, lo, len}, true, 1, static_cast<uint64_t>(st.st_ino)};
+  ++r.moved;
   *out = e.r;
   *moved = true;
   return true;
@@ -228,24 +270,24 @@ void release_in_place(uint64_t base) {
   if (it == r.by_base.end() || !it->second.moved || --it->second.users > 0) return;
   const Entry e = it->second;
   r.by_base.erase(it);
+  --r.moved;
   // Unless the program unmapped them meanwhile (erroneous, but not ours to crash on).
   if (address_space::maps_file(e.r.base, e.r.base + e.r.len, e.inode) &&
-      (!e.one_thread || address_space::thread_count() == 1) &&
       !r.holds_exposed(e.r.base, e.r.base + e.r.len))
-    pages_to_private(e.r.base, static_cast<std::size_t>(e.r.len));
+    pages_to_private(e.r.base, static_cast<std::size_t>(e.r.len), e.r.fd);
   close(e.r.fd);
 }
 
 void expose(uint64_t base, uint64_t len) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
-  r.exposed.insert({base, base + len});
+  r.exposed.insert({base, base + len < base ? UINT64_MAX : base + len});
 }
 
 void unexpose(uint64_t base, uint64_t len) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
-  auto it = r.exposed.find({base, base + len});
+  auto it = r.exposed.find({base, base + len < base ? UINT64_MAX : base + len});
   if (it != r.exposed.end()) r.exposed.erase(it);
 }
 
