@@ -372,10 +372,6 @@ class Window {
   };
   std::vector<UserMap> user_maps_;
   bool user_shared_ = false;
-  uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages
-  // Or they stayed private and peers reach them by cross-memory attach (user_memory::expose).
-  uint64_t exposed_base_ = 0, exposed_len_ = 0;
-  bool memory_released_ = false;  // release_user_memory ran (MPI_Win_free, or destruction)
 
   // The message path (targets on other nodes, or every target with OSPREY_TRANSPORT=am).
   bool uses_am_ = false;
@@ -400,6 +396,12 @@ class Window {
   AccStage stage_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
+
+  // Last: fields of creation and free only, kept away from the hot ones above.
+  uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages
+  // Or they stayed private and peers reach them by cross-memory attach (user_memory::expose).
+  uint64_t exposed_base_ = 0, exposed_len_ = 0;
+  bool memory_released_ = false;  // release_user_memory ran (MPI_Win_free, or destruction)
 };
 
 }  // namespace osprey::rma

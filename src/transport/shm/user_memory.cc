@@ -1,8 +1,6 @@
 #include "transport/shm/user_memory.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -73,7 +71,9 @@ void* alloc(std::size_t n) {
     close(fd);
     return nullptr;
   }
-  r.by_base[reinterpret_cast<uint64_t>(p)].r = {fd, reinterpret_cast<uint64_t>(p), len};
+  Entry& e = r.by_base[reinterpret_cast<uint64_t>(p)];
+  if (e.moved) --r.moved;  // pages the program unmapped under a live window (erroneous)
+  e = Entry{{fd, reinterpret_cast<uint64_t>(p), len}};
   return p;
 }
 
@@ -127,45 +127,20 @@ __attribute__((no_sanitize("address", "hwaddress"))) bool malloc_mapped_block(ui
          lo + block == hi;
 }
 
-// Copies [lo, lo + len) to `to`; the bytes that other code may write (the first and last page,
-// when the window does not own all of them) last, just before the caller swaps the pages.
-// Under AddressSanitizer the pages hold its redzones, which its memcpy refuses to read.
+// Copies the pages [lo, lo + len) to `to`. Under AddressSanitizer they hold its redzones,
+// which its memcpy refuses to read.
 #if defined(__SANITIZE_ADDRESS__)
 __attribute__((no_sanitize("address"), optimize("no-tree-loop-distribute-patterns"))) void
-copy_bytes(char* to, const char* from, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
+copy_pages(char* to, uint64_t lo, std::size_t len) {
+  const char* from = reinterpret_cast<const char*>(lo);
+  for (std::size_t i = 0; i < len; ++i)
     to[i] = from[i];
 }
 #else
-void copy_bytes(char* to, const char* from, std::size_t n) {
-  std::memcpy(to, from, n);
+void copy_pages(char* to, uint64_t lo, std::size_t len) {
+  std::memcpy(to, reinterpret_cast<const char*>(lo), len);
 }
 #endif
-
-void copy_pages(char* to, uint64_t lo, std::size_t len) {
-  const char* from = reinterpret_cast<const char*>(lo);
-  const std::size_t page = page_size();
-  if (len > 2 * page) copy_bytes(to + page, from + page, len - 2 * page);
-  copy_bytes(to, from, page);
-  if (len > page) copy_bytes(to + len - page, from + len - page, page);
-}
-
-// Signals blocked while pages move: a handler that stored into a neighbouring object between
-// the copy and the swap would lose that store.
-class SignalsBlocked {
- public:
-  SignalsBlocked() {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old_);
-  }
-  ~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-  SignalsBlocked(const SignalsBlocked&) = delete;
-  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-
- private:
-  sigset_t old_;
-};
 
 // Maps `fd` over [lo, lo + len); if that fails after the kernel already unmapped the old pages,
 // maps it once more (the file holds their contents).
@@ -185,12 +160,8 @@ bool map_file_at(uint64_t lo, std::size_t len, int fd) {
 bool pages_to_file(uint64_t lo, std::size_t len, int fd) {
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (t == MAP_FAILED) return false;
-  bool ok;
-  {
-    SignalsBlocked quiet;
-    copy_pages(static_cast<char*>(t), lo, len);
-    ok = map_file_at(lo, len, fd);
-  }
+  copy_pages(static_cast<char*>(t), lo, len);
+  const bool ok = map_file_at(lo, len, fd);
   munmap(t, len);
   return ok;
 }
@@ -204,7 +175,6 @@ void pages_to_private(uint64_t lo, std::size_t len, int fd) {
   madvise(at, len, MADV_DONTNEED);
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (t == MAP_FAILED) return;
-  SignalsBlocked quiet;
   copy_pages(static_cast<char*>(t), lo, len);
   if (reinterpret_cast<void*>(
           syscall(SYS_mremap, t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at)) == at)
@@ -244,7 +214,7 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
     return false;
   // Bytes on the first or last page outside the window may belong to other objects, which
   // another thread, a signal handler or a peer's pending transfer could write between the copy
-  // and the swap; that write would be lost.
+  // and the swap; that write would be lost. So only pages that hold nothing else move.
   if (!(a == lo && a + n == hi) && !malloc_mapped_block(a, n, lo, hi)) return false;
   const int fd = memfd_create("osprey-win-create", MFD_CLOEXEC);
   if (fd < 0) return false;
