@@ -2,7 +2,8 @@
  * block, whole aligned pages, a small heap block between two neighbours, a static array, a
  * stack array, the first half of a large block, two windows over one buffer (one inside the
  * other, freed in either order), two whose pages overlap in part, and a block attached to a
- * dynamic window (whose pages must stay while attached).
+ * dynamic window (whose pages must stay while attached, and may move once it is detached or
+ * that window is freed).
  * Osprey moves such pages into shared memory in place (node peers then use loads and stores)
  * where that is safe, and back when the window goes.
  * Each case checks that what the program wrote before MPI_Win_create is still there, that
@@ -196,6 +197,11 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_detach(dyn, att));
     exercise(att, att_longs, round, large_must_share, "the same block after detach");
     MPI_OK(MPI_Win_free(&dyn));
+    /* A dynamic window freed with the block still attached ends the exposure too. */
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+    MPI_OK(MPI_Win_attach(dyn, att, (MPI_Aint)(att_longs * sizeof(long))));
+    MPI_OK(MPI_Win_free(&dyn));
+    exercise(att, att_longs, round, large_must_share, "a block attached when its window went");
     free(att);
 
     /* Whole aligned pages. */
