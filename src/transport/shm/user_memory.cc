@@ -155,8 +155,8 @@ bool map_file_at(uint64_t lo, std::size_t len, int fd) {
 
 // Puts a copy of the private pages [lo, lo + len) into `fd` and maps it there instead. mmap, not
 // mremap: libraries that watch the address space for their memory registration caches
-// (libfabric's and UCX's hooks) see it, and libfabric's hooked mremap drops MREMAP_FIXED's
-// target address.
+// (UCX's and libfabric's hooks) see it, and UCX 1.13's hooked mremap drops MREMAP_FIXED's
+// target address (openucx/ucx issue 8820).
 bool pages_to_file(uint64_t lo, std::size_t len, int fd) {
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (t == MAP_FAILED) return false;
