@@ -88,20 +88,12 @@ bool free(void* p) {
   return true;
 }
 
-bool find(const void* p, std::size_t n, Region* out) {
-  const uint64_t a = reinterpret_cast<uint64_t>(p);
-  Registry& r = registry();
-  std::lock_guard<std::mutex> g(r.mu);
-  auto it = r.by_base.upper_bound(a);
-  if (it == r.by_base.begin()) return false;
-  --it;
-  const Region& reg = it->second.r;
-  if (a < reg.base || a - reg.base > reg.len || n > reg.len - (a - reg.base)) return false;
-  *out = reg;
-  return true;
-}
-
 namespace {
+
+// End of [base, base + len), clamped where it would wrap.
+uint64_t end_of(uint64_t base, uint64_t len) {
+  return base + len < base ? UINT64_MAX : base + len;
+}
 
 std::size_t page_size() {
   return static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -142,15 +134,10 @@ void copy_pages(char* to, uint64_t lo, std::size_t len) {
 }
 #endif
 
-// Maps `fd` over [lo, lo + len); if that fails after the kernel already unmapped the old pages,
-// maps it once more (the file holds their contents).
+// Maps `fd` over [lo, lo + len).
 bool map_file_at(uint64_t lo, std::size_t len, int fd) {
   void* at = reinterpret_cast<void*>(lo);
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == at) return true;
-    if (address_space::private_anonymous(lo, lo + len, 0)) return false;  // old pages still there
-  }
-  return false;
+  return mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == at;
 }
 
 // Puts a copy of the private pages [lo, lo + len) into `fd` and maps it there instead. mmap, not
@@ -161,7 +148,9 @@ bool pages_to_file(uint64_t lo, std::size_t len, int fd) {
   void* t = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (t == MAP_FAILED) return false;
   copy_pages(static_cast<char*>(t), lo, len);
-  const bool ok = map_file_at(lo, len, fd);
+  bool ok = map_file_at(lo, len, fd);
+  // Failed after the kernel had unmapped the old pages: the file holds their contents.
+  if (!ok && !address_space::mapped(lo, lo + len)) ok = map_file_at(lo, len, fd);
   munmap(t, len);
   return ok;
 }
@@ -180,8 +169,7 @@ void pages_to_private(uint64_t lo, std::size_t len, int fd) {
           syscall(SYS_mremap, t, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at)) == at)
     return;
   munmap(t, len);
-  if (!address_space::mapped(lo, lo + len))
-    mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+  if (!address_space::mapped(lo, lo + len)) map_file_at(lo, len, fd);
 }
 
 }  // namespace
@@ -251,13 +239,13 @@ void release_in_place(uint64_t base) {
 void expose(uint64_t base, uint64_t len) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
-  r.exposed.insert({base, base + len < base ? UINT64_MAX : base + len});
+  r.exposed.insert({base, end_of(base, len)});
 }
 
 void unexpose(uint64_t base, uint64_t len) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.mu);
-  auto it = r.exposed.find({base, base + len < base ? UINT64_MAX : base + len});
+  auto it = r.exposed.find({base, end_of(base, len)});
   if (it != r.exposed.end()) r.exposed.erase(it);
 }
 

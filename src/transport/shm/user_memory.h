@@ -15,23 +15,22 @@ void* alloc(std::size_t n);
 // False if p did not come from alloc.
 bool free(void* p);
 
-// The allocation holding [p, p + n), if any: its file descriptor here, its address here and
-// its mapped length.
+// A shared memory file mapped here: its file descriptor here, its address here and its mapped
+// length.
 struct Region {
   int fd = -1;
   uint64_t base = 0;
   uint64_t len = 0;
 };
-bool find(const void* p, std::size_t n, Region* out);
 
-// Memory of MPI_Win_create that came from elsewhere (malloc, the heap, static arrays): moves
-// the pages holding [p, p + n) into a new shared memory file in place, at the same addresses
-// with the same contents, so that node peers map it as above. Refused (false) for more than
-// `max` bytes, memory that is not private anonymous, pages that overlap an earlier move without
-// being inside it, and pages that hold bytes outside the window which another thread might
-// write while they move (only one thread, or the pages of one large malloc block, are safe).
-// Pages already moved or from alloc are found and counted instead. *out describes the file;
-// *moved says whether release_in_place must be called for it.
+// The memory of an MPI_Win_create window, [p, p + n), as a file node peers can map: the
+// allocation from alloc that holds it, or else its pages (malloc, the heap, static arrays)
+// moved into a new shared memory file in place, at the same addresses with the same contents.
+// Refused (false) for more than `max` bytes, memory that is not private anonymous, pages that
+// overlap an earlier move without being inside it, and pages that hold bytes outside the window
+// which another thread might write while they move (only one thread, or the pages of one large
+// malloc block, are safe). Pages already moved or from alloc are found and counted instead. *out
+// describes the file; *moved says whether release_in_place must be called for it.
 bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, bool* moved);
 // The last window over moved pages is gone: they become private memory again (same contents),
 // where they can be moved back safely; otherwise they stay shared until the program unmaps them.
