@@ -79,16 +79,17 @@ TargetView Window::self_view() const {
   return t;
 }
 
-Status Window::check_where(const TargetView& t, uint64_t where, MPI_Count count,
+Status Window::check_where(TargetView& t, uint64_t* where, MPI_Count count,
                            const dt::TypeInfo& tt) const {
   if (count == 0 || tt.size == 0) return kOk;
   const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
-  const __int128 lo = static_cast<__int128>(where) + std::min<__int128>(0, last) + tt.true_lb;
+  const __int128 lo = static_cast<__int128>(*where) + std::min<__int128>(0, last) + tt.true_lb;
   const __int128 hi =
-      static_cast<__int128>(where) + std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
+      static_cast<__int128>(*where) + std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
   if (t.dynamic) {
-    if (lo < 0) return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
-    return check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi));
+    if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
+      return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
+    return resolve_dynamic(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi), where);
   }
   if (lo < 0 || hi > static_cast<__int128>(t.size))
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
@@ -272,13 +273,14 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
   if (!d.payload_posted) {
     d.payload_posted = true;
     dt::TypeInfo* tt = nullptr;
-    const TargetView self = self_view();
+    TargetView self = self_view();
+    uint64_t where = r.where;
     Status st = am_target_type(r, os, &tt);
-    if (st.ok()) st = check_where(self, r.where, r.tcount, *tt);
+    if (st.ok()) st = check_where(self, &where, r.tcount, *tt);
     if (st.ok() && r.kind == Kind::kPut) {
       // Straight into the window.
-      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag,
-                                           direct_address(self, r.where), r.tcount, *tt);
+      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, direct_address(self, where),
+                                           r.tcount, *tt);
     } else {
       // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
       d.data.resize(r.bytes);
@@ -314,11 +316,12 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
     t.ops = dt::op_mask(t.cat);
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
-    Status st = check_where(view, b.where, 1, t);
+    uint64_t where = b.where;
+    Status st = check_where(view, &where, 1, t);
     if (b.kind == Kind::kGet) {
-      gets->push_back({st.ok() ? direct_address(view, b.where) : zeros, b.bytes});
+      gets->push_back({st.ok() ? direct_address(view, where) : zeros, b.bytes});
     } else if (st.ok() && b.kind == Kind::kPut) {
-      std::memcpy(direct_address(view, b.where), data, b.bytes);
+      std::memcpy(direct_address(view, where), data, b.bytes);
     } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
       st = Err(MPI_ERR_TYPE, "osprey: a batched accumulate names no basic type");
     } else if (st.ok()) {
@@ -328,7 +331,7 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
       dt::unpack(operand.data(), static_cast<MPI_Count>(nelem), *bt, data);
       t.cat = bt->cat;
       RmaOp a;
-      a.where = b.where;
+      a.where = where;
       a.op = static_cast<dt::Op>(b.op);
       a.tcount = 1;
       a.ttype = &t;
@@ -386,10 +389,11 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   dt::TypeInfo* ttp = nullptr;
   Status st = am_target_type(r, os, &ttp);
   dt::TypeInfo& tt = *ttp;
-  const TargetView self = self_view();
+  TargetView self = self_view();
+  uint64_t where = r.where;
   if (st.ok() && r.kind != Kind::kSync && r.kind != Kind::kComplete)
-    st = check_where(self, r.where, r.tcount, tt);
-  char* addr = r.bytes && st.ok() ? direct_address(self, r.where) : nullptr;
+    st = check_where(self, &where, r.tcount, tt);
+  char* addr = r.bytes && st.ok() ? direct_address(self, where) : nullptr;
   const char* payload = (r.flags & am::kSeparateData) ? d.data.data() : b.data;
   const dt::Op op = static_cast<dt::Op>(r.op);
   const uint64_t nelem = r.elem_size ? r.bytes / r.elem_size : 0;
@@ -444,7 +448,7 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     case Kind::kFop:
       if (st.ok() && r.bytes) {
         RmaOp a;
-        a.where = r.where;
+        a.where = where;
         a.op = op;
         a.tcount = r.tcount;
         a.ttype = &tt;

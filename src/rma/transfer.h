@@ -15,8 +15,10 @@ Status cma_move(bool to_target, const TargetView& t, uint64_t where, MPI_Count t
                 const dt::TypeInfo& ot);
 
 // The address of `where` in this process (memory mapped here).
+// In integers: in a dynamic window's region file, `where` wraps below the file's start when
+// the target type's lower bound is positive.
 inline char* direct_address(const TargetView& t, uint64_t where) {
-  return t.dynamic ? reinterpret_cast<char*>(where) : t.base + where;
+  return reinterpret_cast<char*>(t.dynamic ? where : reinterpret_cast<uint64_t>(t.base) + where);
 }
 // The address of `where` in the target process (a node peer's private memory).
 inline uint64_t remote_address(const TargetView& t, uint64_t where) {

@@ -82,7 +82,7 @@ Status Window::target(int rank, TargetView& t) const {
   return kOk;
 }
 
-Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
+Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
                       uint64_t* where) const {
   if (!t.dynamic && disp < 0) return Err(MPI_ERR_DISP, "osprey: negative target displacement");
   if (count == 0 || tt.size == 0) {
@@ -111,11 +111,12 @@ Status Window::locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
     // Node peers reached directly are checked here, in their attach tables; a target on the
     // message path checks when the request may run (it may attach until its epoch begins).
-    if (!t.path->messages())
-      OSPREY_TRY(check_dynamic_range(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
-  } else if (lo < 0 || hi > static_cast<__int128>(t.size)) {
-    return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
+    *where = static_cast<uint64_t>(base);
+    if (t.path->messages()) return kOk;
+    return resolve_dynamic(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi), where);
   }
+  if (lo < 0 || hi > static_cast<__int128>(t.size))
+    return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
   *where = static_cast<uint64_t>(base);
   return kOk;
 }

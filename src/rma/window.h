@@ -28,6 +28,7 @@
 #include "rma/target_path.h"
 #include "transport/shm/attach_table.h"
 #include "transport/shm/node_barrier.h"
+#include "transport/shm/peer_regions.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
 #include "util/status.h"
@@ -225,9 +226,13 @@ class Window {
   friend class MessagePath;
   // Validates displacement and extent of a target access; returns the byte offset from
   // displacement 0 (or the absolute address for dynamic windows).
-  Status locate(const TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
+  // A dynamic window's access to one attached region that is a shared memory file switches t
+  // to the direct path over the file mapped here (CPU atomics, like every rank reaching it).
+  Status locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
                 uint64_t* where) const;
-  Status check_dynamic_range(const TargetView& t, uint64_t lo, uint64_t hi) const;
+  // A dynamic window: whether [lo, hi) is attached at t, and the switch above (*where becomes
+  // the offset in the region's file).
+  Status resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where) const;
   // Applies an accumulate-style operation to every basic element of its target region, in
   // memory mapped here (also the message-path target's own memory) or by cross-memory attach.
   Status apply_direct(const TargetView& t, const RmaOp& op);
@@ -243,6 +248,8 @@ class Window {
   // Moves this window's pages back (user_memory::share_in_place) and ends the exposure of its
   // private memory (user_memory::expose); once.
   void release_user_memory();
+  // The end of an attached region's sharing (moved back) or exposure.
+  void release_attached(const shm::AttachedRegion& r);
   // Whether node-local rank `local`'s window memory is MPI_Alloc_mem memory every node member
   // maps: loads, stores and CPU atomics on every rank, never cross-memory attach.
   bool user_shared(int local) const {
@@ -319,8 +326,8 @@ class Window {
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
   bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;
-  Status check_where(const TargetView& t, uint64_t where, MPI_Count count,
-                     const dt::TypeInfo& tt) const;
+  // A request's target range, checked; for a dynamic window resolved as in locate.
+  Status check_where(TargetView& t, uint64_t* where, MPI_Count count, const dt::TypeInfo& tt) const;
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);
@@ -396,6 +403,7 @@ class Window {
   AccStage stage_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
+  mutable shm::PeerRegions peer_regions_;  // peers' shared attached regions mapped here
 
   // Last: fields of creation and free only, kept away from the hot ones above.
   uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages

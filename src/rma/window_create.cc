@@ -217,8 +217,8 @@ void Window::release_user_memory() {
   exposed_len_ = 0;
   // Regions a dynamic window still has attached at its end.
   if (flavor_ == Flavor::kDynamic)
-    for (const auto& [base, len] : attach_.own_regions())
-      shm::user_memory::unexpose(base, len);
+    for (const shm::AttachedRegion& r : attach_.own_regions())
+      release_attached(r);
 }
 
 void Window::setup_fast_targets() {
@@ -266,6 +266,7 @@ void Window::finish_setup(const Args& a) {
       base_ = MPI_BOTTOM;
       attach_.init(view_.attach_headers(), static_cast<uint32_t>(ci_->node_size()),
                    static_cast<uint32_t>(ci_->node_rank()));
+      peer_regions_.init(static_cast<uint32_t>(ci_->node_size()));
       break;
   }
   PMPI_Comm_group(ci_->priv(), &group_);

@@ -77,3 +77,7 @@ osprey_mpi_test(create_in_place mpi/create_in_place.c NP 2 3 4)
 target_link_libraries(create_in_place PRIVATE pthread)
 osprey_mpi_variant(threads.create_in_place create_in_place NP 2 MODES auto LABELS threaded)
 osprey_mpi_variant(cma.create_in_place create_in_place NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)
+# Dynamic windows over attached memory moved into shared memory at attach, MPI_Alloc_mem
+# memory, private memory, and accesses across two regions; attach and detach over many rounds.
+osprey_mpi_test(dynamic_shared mpi/dynamic_shared.c NP 2 3 4)
+osprey_mpi_variant(cma.dynamic_shared dynamic_shared NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)

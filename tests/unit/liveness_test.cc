@@ -58,8 +58,8 @@ TEST(LivenessDeathTest, AReaderOfADeadWritersAttachTableEndsTheProcess) {
         watch_peer(peer, 3);
         shm::AttachTables tables;
         tables.init(headers, 2, 0);
-        bool inside = false;
-        (void)tables.covers(1, 0x1000, 0x1008, &inside);  // waits for an even number
+        shm::AttachLookup at;
+        (void)tables.find(1, 0x1000, 0x1008, &at);  // waits for an even number
         std::fprintf(stderr, "still running: the table was read\n");
         _exit(0);
       },

@@ -12,9 +12,30 @@ namespace {
 
 constexpr uint32_t kFirstCapacity = 64;
 
+void store_entry(AttachEntry& to, const AttachedRegion& r) {
+  to.base.store(r.base, std::memory_order_release);
+  to.len.store(r.len, std::memory_order_release);
+  to.fd.store(r.fd, std::memory_order_release);
+  to.moved.store(r.moved ? 1 : 0, std::memory_order_release);
+  to.file_base.store(r.file_base, std::memory_order_release);
+  to.file_len.store(r.file_len, std::memory_order_release);
+  to.id.store(r.id, std::memory_order_release);
+}
+
+AttachedRegion load_entry(const AttachEntry& e) {
+  AttachedRegion r;
+  r.base = e.base.load(std::memory_order_acquire);
+  r.len = e.len.load(std::memory_order_acquire);
+  r.fd = e.fd.load(std::memory_order_acquire);
+  r.moved = e.moved.load(std::memory_order_acquire) != 0;
+  r.file_base = e.file_base.load(std::memory_order_acquire);
+  r.file_len = e.file_len.load(std::memory_order_acquire);
+  r.id = e.id.load(std::memory_order_acquire);
+  return r;
+}
+
 void copy_entry(AttachEntry& to, const AttachEntry& from) {
-  to.base.store(from.base.load(std::memory_order_relaxed), std::memory_order_release);
-  to.len.store(from.len.load(std::memory_order_relaxed), std::memory_order_release);
+  store_entry(to, load_entry(from));
 }
 
 // Entries are sorted by (base, len). Index of the first entry ordered after (base, len).
@@ -31,21 +52,27 @@ uint32_t upper_bound(const AttachEntry* e, uint32_t n, uint64_t base, uint64_t l
   return lo;
 }
 
-// Whether [lo, hi) lies in the union of the regions, regions that touch counting as one.
-bool search(const AttachEntry* e, uint32_t n, uint64_t lo, uint64_t hi) {
+// Where [lo, hi) lies in the union of the regions, regions that touch counting as one.
+AttachLookup search(const AttachEntry* e, uint32_t n, uint64_t lo, uint64_t hi) {
+  AttachLookup out;
   uint32_t i = upper_bound(e, n, lo, UINT64_MAX);
-  if (i == 0) return false;
+  if (i == 0) return out;
   --i;
-  uint64_t end =
-      e[i].base.load(std::memory_order_acquire) + e[i].len.load(std::memory_order_acquire);
-  if (lo >= end) return false;
+  AttachedRegion r = load_entry(e[i]);
+  uint64_t end = r.base + r.len;
+  if (lo >= end) return out;
+  out.region = r;
+  out.single = end >= hi;
+  out.shared = r.shared();
   while (end < hi) {
-    if (++i >= n) return false;
-    const uint64_t b = e[i].base.load(std::memory_order_acquire);
-    if (b != end) return false;  // a gap
-    end = b + e[i].len.load(std::memory_order_acquire);
+    if (++i >= n) return out;
+    r = load_entry(e[i]);
+    if (r.base != end) return out;  // a gap
+    out.shared |= r.shared();
+    end = r.base + r.len;
   }
-  return true;
+  out.inside = true;
+  return out;
 }
 
 }  // namespace
@@ -89,7 +116,8 @@ Status AttachTables::grow(uint32_t capacity) {
   return kOk;
 }
 
-Status AttachTables::insert(uint64_t base, uint64_t len) {
+Status AttachTables::insert(const AttachedRegion& r) {
+  const uint64_t base = r.base, len = r.len;
   std::lock_guard<std::mutex> g(write_mu_);
   AttachTableHeader& h = headers_[me_];
   const uint32_t n = h.count.load(std::memory_order_relaxed);
@@ -113,14 +141,13 @@ Status AttachTables::insert(uint64_t base, uint64_t len) {
   h.seq.fetch_add(1, std::memory_order_acq_rel);
   for (uint32_t i = n; i > pos; --i)
     copy_entry(own_[i], own_[i - 1]);
-  own_[pos].base.store(base, std::memory_order_release);
-  own_[pos].len.store(len, std::memory_order_release);
+  store_entry(own_[pos], r);
   h.count.store(n + 1, std::memory_order_release);
   h.seq.fetch_add(1, std::memory_order_release);
   return kOk;
 }
 
-bool AttachTables::erase(uint64_t base, uint64_t* len) {
+bool AttachTables::erase(uint64_t base, AttachedRegion* out) {
   std::lock_guard<std::mutex> g(write_mu_);
   AttachTableHeader& h = headers_[me_];
   const uint32_t n = h.count.load(std::memory_order_relaxed);
@@ -131,7 +158,7 @@ bool AttachTables::erase(uint64_t base, uint64_t* len) {
   } else {
     --i;
   }
-  *len = own_[i].len.load(std::memory_order_relaxed);
+  *out = load_entry(own_[i]);
   h.seq.fetch_add(1, std::memory_order_acq_rel);
   for (; i + 1 < n; ++i)
     copy_entry(own_[i], own_[i + 1]);
@@ -140,14 +167,23 @@ bool AttachTables::erase(uint64_t base, uint64_t* len) {
   return true;
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> AttachTables::own_regions() {
+std::vector<AttachedRegion> AttachTables::own_regions() {
   std::lock_guard<std::mutex> g(write_mu_);
-  std::vector<std::pair<uint64_t, uint64_t>> out;
+  std::vector<AttachedRegion> out;
   const uint32_t n = own_ && headers_ ? headers_[me_].count.load(std::memory_order_relaxed) : 0;
   for (uint32_t i = 0; i < n; ++i)
-    out.emplace_back(own_[i].base.load(std::memory_order_relaxed),
-                     own_[i].len.load(std::memory_order_relaxed));
+    out.push_back(load_entry(own_[i]));
   return out;
+}
+
+bool AttachTables::alone(uint64_t base, uint64_t len) {
+  std::lock_guard<std::mutex> g(write_mu_);
+  const uint32_t n = own_ ? headers_[me_].count.load(std::memory_order_relaxed) : 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t b = own_[i].base.load(std::memory_order_relaxed);
+    if (b <= base + len && base <= b + own_[i].len.load(std::memory_order_relaxed)) return false;
+  }
+  return true;
 }
 
 Status AttachTables::remap(uint32_t local, uint64_t seq) {
@@ -171,7 +207,8 @@ Status AttachTables::remap(uint32_t local, uint64_t seq) {
   return kOk;
 }
 
-Status AttachTables::covers(uint32_t local, uint64_t lo, uint64_t hi, bool* inside) {
+template <class Read>
+Status AttachTables::read_table(uint32_t local, Read read) {
   const AttachTableHeader& h = headers_[local];
   progress::Backoff b;  // the owner is between two stores; a dead owner is noticed
   for (;;) {
@@ -180,7 +217,8 @@ Status AttachTables::covers(uint32_t local, uint64_t lo, uint64_t hi, bool* insi
       b.pause();
       continue;
     }
-    bool in = false;
+    const AttachEntry* entries = nullptr;
+    uint32_t n = 0;
     if (h.capacity.load(std::memory_order_acquire) != 0) {
       const uint32_t gen = h.generation.load(std::memory_order_acquire);
       const Mapping* m = current_[local].load(std::memory_order_acquire);
@@ -188,14 +226,26 @@ Status AttachTables::covers(uint32_t local, uint64_t lo, uint64_t hi, bool* insi
         OSPREY_TRY(remap(local, s1));
         continue;
       }
-      const uint32_t n = std::min(h.count.load(std::memory_order_acquire), m->capacity);
-      in = search(m->entries, n, lo, hi);
+      entries = m->entries;
+      n = std::min(h.count.load(std::memory_order_acquire), m->capacity);
     }
-    if (h.seq.load(std::memory_order_relaxed) == s1) {
-      *inside = in;
-      return kOk;
-    }
+    read(entries, n);
+    if (h.seq.load(std::memory_order_relaxed) == s1) return kOk;
   }
+}
+
+Status AttachTables::find(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out) {
+  return read_table(local, [&](const AttachEntry* e, uint32_t n) {
+    *out = n ? search(e, n, lo, hi) : AttachLookup{};
+  });
+}
+
+Status AttachTables::holds(uint32_t local, uint64_t id, bool* held) {
+  return read_table(local, [&](const AttachEntry* e, uint32_t n) {
+    *held = false;
+    for (uint32_t i = 0; i < n && !*held; ++i)
+      *held = e[i].id.load(std::memory_order_acquire) == id;
+  });
 }
 
 }  // namespace osprey::shm

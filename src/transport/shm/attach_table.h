@@ -2,7 +2,9 @@
 // sorted by address, in a shared memory file of its own that doubles when it fills (so there
 // is no limit on the number of regions), announced through a header in the window segment.
 // Node peers map a rank's table to check an access before touching its memory, and read it
-// under the header's sequence lock; adjacent regions count as one.
+// under the header's sequence lock; adjacent regions count as one. A region whose memory is a
+// shared memory file (moved in place at attach, or from MPI_Alloc_mem) says which, so that
+// node peers map it and reach it with loads, stores and CPU atomics.
 #pragma once
 
 #include <sys/types.h>
@@ -23,6 +25,27 @@ namespace osprey::shm {
 struct AttachEntry {
   std::atomic<uint64_t> base;
   std::atomic<uint64_t> len;
+  std::atomic<int32_t> fd;      // the shared file's descriptor in the owner, -1: private memory
+  std::atomic<uint32_t> moved;  // the owner moved the pages (user_memory::release_in_place)
+  std::atomic<uint64_t> file_base, file_len;  // where the file is mapped in the owner
+  std::atomic<uint64_t> id;                   // unique in the owner, for peers' mappings
+};
+
+// One attached region, as read from a table.
+struct AttachedRegion {
+  uint64_t base = 0, len = 0;
+  int32_t fd = -1;
+  bool moved = false;
+  uint64_t file_base = 0, file_len = 0, id = 0;
+  bool shared() const { return fd >= 0; }
+};
+
+// Where an access lies in a rank's attached memory.
+struct AttachLookup {
+  bool inside = false;  // within attached memory
+  bool single = false;  // within one region, `region`
+  bool shared = false;  // some region it touches is shared
+  AttachedRegion region;
 };
 
 class AttachTables {
@@ -36,14 +59,18 @@ class AttachTables {
   void init(AttachTableHeader* headers, uint32_t nranks, uint32_t me);
 
   // This rank's table. MPI_ERR_RMA_ATTACH if the region overlaps an attached one.
-  Status insert(uint64_t base, uint64_t len);
-  // False if no region starts at `base`; else *len is its length.
-  bool erase(uint64_t base, uint64_t* len);
-  // This rank's regions still attached, as (base, length).
-  std::vector<std::pair<uint64_t, uint64_t>> own_regions();
+  Status insert(const AttachedRegion& r);
+  // Whether a region starts at `base`; if so it is removed and *out is what it was.
+  bool erase(uint64_t base, AttachedRegion* out);
+  // This rank's regions still attached.
+  std::vector<AttachedRegion> own_regions();
+  // Whether a region starts at this address, that neighbours or overlaps nothing attached.
+  bool alone(uint64_t base, uint64_t len);
 
-  // Any node-local rank's table: whether [lo, hi) lies inside attached memory.
-  Status covers(uint32_t local, uint64_t lo, uint64_t hi, bool* inside);
+  // Any node-local rank's table: where [lo, hi) lies.
+  Status find(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out);
+  // Whether the rank still has the region with this id attached.
+  Status holds(uint32_t local, uint64_t id, bool* held);
 
  private:
   // One mapping of some rank's table file, kept until the window goes (a reader may still be
@@ -55,6 +82,9 @@ class AttachTables {
     Segment seg;
   };
   Status remap(uint32_t local, uint64_t seq);
+  // Runs read(entries, n) under rank local's sequence lock until it reads a stable table.
+  template <class Read>
+  Status read_table(uint32_t local, Read read);
   Status grow(uint32_t capacity);
 
   AttachTableHeader* headers_ = nullptr;
