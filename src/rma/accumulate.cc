@@ -113,7 +113,7 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
   const std::size_t bytes = dt::data_bytes(op.tcount, tt);
   if (bytes == 0) return kOk;
   const std::size_t elems = bytes / tt.elem_size;
-  if (elems >= bulk_min_) {
+  if (elems >= bulk_min_ || (t.spans_shared && elems > 1)) {
     apply_bulk(t, op);
     return kOk;
   }

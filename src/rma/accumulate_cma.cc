@@ -73,7 +73,7 @@ Status Window::apply_cma(const TargetView& t, const RmaOp& op) {
   if (bytes == 0) return kOk;
   const std::size_t elems = bytes / n;
   const uint32_t local = static_cast<uint32_t>(t.local);
-  if (elems >= bulk_min_) {
+  if (elems >= bulk_min_ || (t.spans_shared && elems > 1)) {
     // Nothing else updates the rank's memory meanwhile (acc_gate.h): no stripes.
     BulkOpGuard bulk(view_, local);
     return apply_cma_region(t, op, false);

@@ -80,7 +80,7 @@ TargetView Window::self_view() const {
 }
 
 Status Window::check_where(TargetView& t, uint64_t* where, MPI_Count count,
-                           const dt::TypeInfo& tt) const {
+                           const dt::TypeInfo& tt) {
   if (count == 0 || tt.size == 0) return kOk;
   const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
   const __int128 lo = static_cast<__int128>(*where) + std::min<__int128>(0, last) + tt.true_lb;

@@ -66,16 +66,23 @@ Status Window::detach(const void* base) {
   return kOk;
 }
 
-Status Window::resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where) const {
+Status Window::resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where) {
   shm::AttachLookup f;
   const uint32_t local = static_cast<uint32_t>(t.local);
   OSPREY_TRY(attach_.find(local, lo, hi, &f));
   if (!f.inside) return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
-  // An access spanning several regions stays on t's path (see NOTES).
+  // An access spanning several regions stays on t's path (docs/NOTES.md).
+  if (!f.single) t.spans_shared = f.shared;
   if (!f.single || !f.region.shared()) return kOk;
   char* at = reinterpret_cast<char*>(f.region.file_base);
-  if (t.local != ci_->node_rank())
+  if (t.local != ci_->node_rank()) {
     OSPREY_TRY(peer_regions_.map(attach_, local, t.pid, f.region, &at));
+    // Accumulates this origin left for t (acc_stage.h) apply first: accumulate_ordering.
+    if (stage_.pending()) {
+      OSPREY_TRY(cma_queue_.drain(local));
+      OSPREY_TRY(stage_.settle(t));
+    }
+  }
   t.path = direct_path();
   t.dynamic = false;
   t.cpu_atomics = true;

@@ -46,7 +46,7 @@ class CmaPath final : public NodePath {
   }
   Status accumulate(Window& w, const TargetView& t, const RmaOp& op) override {
     const Access a = w.access_.load(std::memory_order_relaxed);
-    if (w.stage_.usable() && stageable(a, op) &&
+    if (w.stage_.usable() && !t.spans_shared && stageable(a, op) &&
         (op.rtype
              ? w.stage_.stage_fetch(t, op, dt::data_bytes(op.tcount, *op.ttype))
              : w.stage_.stage(t, op, dt::data_bytes(op.tcount, *op.ttype), a == Access::kFence)))

@@ -83,7 +83,7 @@ Status Window::target(int rank, TargetView& t) const {
 }
 
 Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
-                      uint64_t* where) const {
+                      uint64_t* where) {
   if (!t.dynamic && disp < 0) return Err(MPI_ERR_DISP, "osprey: negative target displacement");
   if (count == 0 || tt.size == 0) {
     *where = 0;

@@ -56,6 +56,10 @@ struct TargetView {
   TargetPath* path = nullptr;
   bool cpu_atomics = false;  // false: accumulates hold the window's lock stripes
   bool dynamic = false;      // displacements are absolute addresses
+  // A dynamic window's access across regions, one of them shared memory that others update with
+  // CPU atomics: a multi-element accumulate there holds off single-element ones (acc_gate.h),
+  // and is never left for the target (no stripes would keep those atomics out).
+  bool spans_shared = false;
   char* base = nullptr;      // memory mapped here: address of displacement 0
   uint64_t remote_base = 0;  // a node peer's private memory: that address in its process
   pid_t pid = 0;
@@ -229,10 +233,10 @@ class Window {
   // A dynamic window's access to one attached region that is a shared memory file switches t
   // to the direct path over the file mapped here (CPU atomics, like every rank reaching it).
   Status locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
-                uint64_t* where) const;
+                uint64_t* where);
   // A dynamic window: whether [lo, hi) is attached at t, and the switch above (*where becomes
   // the offset in the region's file).
-  Status resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where) const;
+  Status resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where);
   // Applies an accumulate-style operation to every basic element of its target region, in
   // memory mapped here (also the message-path target's own memory) or by cross-memory attach.
   Status apply_direct(const TargetView& t, const RmaOp& op);
@@ -327,7 +331,7 @@ class Window {
   bool am_sends_done();  // no reply is being sent from window memory any more
   TargetView self_view() const;
   // A request's target range, checked; for a dynamic window resolved as in locate.
-  Status check_where(TargetView& t, uint64_t* where, MPI_Count count, const dt::TypeInfo& tt) const;
+  Status check_where(TargetView& t, uint64_t* where, MPI_Count count, const dt::TypeInfo& tt);
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);
@@ -403,7 +407,7 @@ class Window {
   AccStage stage_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
-  mutable shm::PeerRegions peer_regions_;  // peers' shared attached regions mapped here
+  shm::PeerRegions peer_regions_;  // peers' shared attached regions mapped here
 
   // Last: fields of creation and free only, kept away from the hot ones above.
   uint64_t moved_base_ = 0;  // user_memory::share_in_place moved this window's pages

@@ -8,7 +8,8 @@
  * region at every target, adds a row of ones into a shared row with one multi-element
  * accumulate while the other origins fetch_and_op the same elements one by one, and takes a
  * ticket by compare_and_swap (exactly one wins); puts and accumulates span the seam of the two
- * halves. The
+ * halves, a two-element accumulate there races fetch_and_op on its element in the moved half,
+ * and under fence accumulates there keep their order against ones inside the moved half. The
  * owner checks every element after a barrier, and origins get back its own stores. After
  * detach the moved pages must be private again with their data; while attached they must be
  * shared when node peers are reached through the node (unless OSPREY_SHARE_IN_PLACE=0). */
@@ -182,6 +183,52 @@ int main(int argc, char** argv) {
     for (int i = 0; i < SLOT; i++)
       CHECK(seam[across + (size_t)i] == before[i] + t_size, "round %d: seam %d: %ld, want %ld",
             round, i, seam[across + (size_t)i], before[i] + t_size);
+
+    /* The pair of elements astride the seam (the last of the moved half, the first of the
+     * private one). Under lock_all one origin adds to both, many times, while the others add
+     * to the first alone with fetch_and_op: every addition lands. */
+    const size_t pair = longs / 2 - 1;
+    long pair_before[2] = {seam[pair], seam[pair + 1]};
+    const int adder = (round + 1) % t_size;
+    enum { REPEAT = 40 };
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < t_size; t++) {
+      const MPI_Aint at = addr[t * KINDS + SEAM] + (MPI_Aint)(pair * sizeof(long));
+      for (int i = 0; i < REPEAT; i++) {
+        if (t_rank == adder)
+          MPI_OK(MPI_Accumulate(ones, 2, MPI_LONG, t, at, 2, MPI_LONG, MPI_SUM, win));
+        else
+          MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG, t, at, MPI_SUM, win));
+      }
+      MPI_OK(MPI_Win_flush(t, win));
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(seam[pair] == pair_before[0] + (long)REPEAT * t_size &&
+              seam[pair + 1] == pair_before[1] + REPEAT,
+          "round %d: seam pair %ld %ld, want %ld %ld", round, seam[pair], seam[pair + 1],
+          pair_before[0] + (long)REPEAT * t_size, pair_before[1] + REPEAT);
+
+    /* Accumulates apply in order (the default accumulate_ordering) under fence: one origin
+     * adds to the pair, reads the first element back, then replaces it. */
+    pair_before[0] = seam[pair];
+    MPI_OK(MPI_Win_fence(0, win));
+    long seen = -1, fetched[4] = {0};
+    if (t_rank == adder)
+      for (int t = 0; t < t_size; t++) {
+        const MPI_Aint at = addr[t * KINDS + SEAM] + (MPI_Aint)(pair * sizeof(long));
+        MPI_OK(MPI_Accumulate(ones, 2, MPI_LONG, t, at, 2, MPI_LONG, MPI_SUM, win));
+        MPI_OK(MPI_Fetch_and_op(NULL, &fetched[t], MPI_LONG, t, at, MPI_NO_OP, win));
+        MPI_OK(MPI_Accumulate(&rows[t][0], 1, MPI_LONG, t, at, 1, MPI_LONG, MPI_REPLACE, win));
+      }
+    MPI_OK(MPI_Win_fence(0, win));
+    /* Each target learns what the adder's fetch saw there. */
+    MPI_Scatter(fetched, 1, MPI_LONG, &seen, 1, MPI_LONG, adder, MPI_COMM_WORLD);
+    CHECK(seen == pair_before[0] + 1, "round %d: fetch after the sum saw %ld, want %ld", round,
+          seen, pair_before[0] + 1);
+    CHECK(seam[pair] == value(t_rank, adder, 0, round), "round %d: replace not last: %ld", round,
+          seam[pair]);
 
     MPI_Barrier(MPI_COMM_WORLD); /* nobody reaches the pages any more */
     MPI_OK(MPI_Win_detach(win, pages));

@@ -1,11 +1,13 @@
 // Node peers' attached regions of a dynamic window that are shared memory files, mapped here
 // as operations first reach them. A mapping is found by the region's id (unique in its owner,
 // never reused), so a region detached and another attached at the same address never share
-// one. Mappings of regions their owner detached are dropped once a rank has many: a correct
-// program has no operation in flight toward detached memory.
+// one. Mappings of regions their owner detached are dropped whenever a new one is made (each
+// holds its whole file): a correct program has no operation in flight toward detached memory.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -21,7 +23,7 @@ class PeerRegions {
   PeerRegions& operator=(const PeerRegions&) = delete;
   ~PeerRegions();
 
-  void init(uint32_t nranks) { maps_.resize(nranks); }
+  void init(uint32_t nranks);
 
   // Where the file of node-local rank `local`'s shared region r (owner process pid) starts
   // here, mapping it first if needed; an error if it cannot be mapped.
@@ -36,7 +38,11 @@ class PeerRegions {
   void drop_detached(AttachTables& tables, uint32_t local);
 
   std::mutex mu_;
-  std::vector<std::vector<Mapping>> maps_;  // by node-local rank
+  std::vector<std::vector<std::unique_ptr<Mapping>>> maps_;  // by node-local rank
+  // Per rank, the mapping found last: found again without the lock. Dropped mappings are kept
+  // (unmapped) until destruction, since a hint may still point at one.
+  std::unique_ptr<std::atomic<const Mapping*>[]> last_;
+  std::vector<std::unique_ptr<Mapping>> dropped_;
 };
 
 }  // namespace osprey::shm
