@@ -15,9 +15,10 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_CMA", &Config::cma, 0,
      "cross-memory attach to node peers' private window memory (`0`: messages instead)"},
     {"OSPREY_SHARE_IN_PLACE", &Config::share_in_place, 0,
-     "largest `MPI_Win_create` window (bytes) whose private memory (malloc, heap, static arrays) "
-     "is moved into shared memory in place, at the same addresses, for node peers to reach with "
-     "loads, stores and CPU atomics (`0`: never; cross-memory attach instead)"},
+     "largest `MPI_Win_create` window or `MPI_Win_attach` region (bytes) whose private memory "
+     "(malloc, heap, static arrays) is moved into shared memory in place, at the same addresses, "
+     "for node peers to reach with loads, stores and CPU atomics (`0`: never; cross-memory "
+     "attach instead)"},
     {"OSPREY_CMA_QUEUE_LIMIT", &Config::cma_queue_limit, 0,
      "largest put (bytes) to a peer's private memory that waits for the synchronization, to be "
      "issued with the others in one system call; gets of any size wait (`0`: every put and get "
