@@ -74,6 +74,22 @@ static inline int t_finish(const char* name) {
   return 0;
 }
 
+/* Whether osprey moved the page holding p into a shared memory file in place (MPI_Win_create
+ * and MPI_Win_attach memory): its mapping's name in /proc/self/maps says. */
+static inline int t_moved_in_place(const void* p) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  CHECK(f, "no /proc/self/maps");
+  char line[512];
+  int moved = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (unsigned long)p >= lo && (unsigned long)p < hi)
+      moved = strstr(line, "osprey-win-create") != NULL;
+  }
+  fclose(f);
+  return moved;
+}
+
 /* The byte that origin o writes at byte index i of the slot it owns at target t in epoch e. */
 static inline unsigned char t_pattern(int o, int t, size_t i, int e) {
   uint32_t x = (uint32_t)(o * 131 + t * 31 + e * 7919) ^ (uint32_t)(i * 2654435761u);

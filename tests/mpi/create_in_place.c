@@ -44,21 +44,6 @@ static long value(int owner, int origin, int i, int round) {
   return (long)owner * 1000003L + (long)origin * 10007L + i * 13L + round * 7L + 1;
 }
 
-/* Whether osprey moved the page holding p into shared memory (its mapping's name says). */
-static int moved_in_place(const void* p) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  CHECK(f, "no /proc/self/maps");
-  char line[512];
-  int moved = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long lo, hi;
-    if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (unsigned long)p >= lo && (unsigned long)p < hi)
-      moved = strstr(line, "osprey-win-create") != NULL;
-  }
-  fclose(f);
-  return moved;
-}
-
 /* The window info's path, where osprey says which paths serve the window. */
 static void path_of(MPI_Win win, char* path) {
   MPI_Info info;
@@ -93,7 +78,7 @@ static void exercise(long* mem, size_t longs, int round, int must_share, const c
   const char* transport = getenv("OSPREY_TRANSPORT");
   if (must_share > 0 && !(share && !strcmp(share, "0")) && !(transport && !strcmp(transport, "am")))
     CHECK(!strstr(path, "cma"), "%s: path %s: the pages did not move", what, path);
-  if (must_share < 0) CHECK(!moved_in_place(mem), "%s: pages moved", what);
+  if (must_share < 0) CHECK(!t_moved_in_place(mem), "%s: pages moved", what);
   for (size_t i = shared_row; i < longs; i++)
     mem[i] = 0;
   MPI_OK(MPI_Win_fence(0, win));
@@ -142,7 +127,7 @@ static void exercise(long* mem, size_t longs, int round, int must_share, const c
         2 * t_size);
   MPI_OK(MPI_Win_unlock_all(win));
   MPI_OK(MPI_Win_free(&win));
-  if (must_share == 1) CHECK(!moved_in_place(mem), "%s: pages not back after free", what);
+  if (must_share == 1) CHECK(!t_moved_in_place(mem), "%s: pages not back after free", what);
   /* After the window: the same data, and the program's stores stay its own. */
   for (int o = 0; o < t_size; o++)
     CHECK(mem[(size_t)o * SLOT + 3] == value(t_rank, o, 3, round), "%s: data lost at free", what);
@@ -256,7 +241,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_free(&outer));
     CHECK(two[two_longs - 1] == 1000 + left && two[need + 3] == value(t_rank, 0, 3, round),
           "buffer lost data after both windows");
-    CHECK(!moved_in_place(two), "pages not back after both windows");
+    CHECK(!t_moved_in_place(two), "pages not back after both windows");
 
     /* The same, the outer window freed first: the inner one keeps the pages moved and working. */
     MPI_Win inner;
@@ -272,7 +257,7 @@ int main(int argc, char** argv) {
     CHECK(two[need + 7] == 2000 + left, "inner window after outer freed: %ld", two[need + 7]);
     MPI_OK(MPI_Win_free(&inner));
     CHECK(two[need + 7] == 2000 + left && two[5] == 5, "buffer lost data after both windows");
-    CHECK(!moved_in_place(two), "pages not back after the inner window");
+    CHECK(!t_moved_in_place(two), "pages not back after the inner window");
     free(two);
 
     /* A window over part of a large block (its pages move only in a process with one thread),

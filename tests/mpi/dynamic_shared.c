@@ -24,21 +24,6 @@ static long value(int owner, int origin, int i, int round) {
   return (long)owner * 1000003L + (long)origin * 10007L + i * 13L + round * 7L + 1;
 }
 
-/* Whether the page holding p is a shared file osprey moved it into (its mapping's name). */
-static int moved_in_place(const void* p) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  CHECK(f, "no /proc/self/maps");
-  char line[512];
-  int moved = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long lo, hi;
-    if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (unsigned long)p >= lo && (unsigned long)p < hi)
-      moved = strstr(line, "osprey-win-create") != NULL;
-  }
-  fclose(f);
-  return moved;
-}
-
 /* Whether some node peer is reached through the node (the window's paths say). */
 static int node_peers(MPI_Win win) {
   MPI_Info info;
@@ -77,8 +62,8 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_attach(win, small, (MPI_Aint)(longs * sizeof(long))));
   MPI_OK(MPI_Win_attach(win, alloc_mem, (MPI_Aint)(longs * sizeof(long))));
   if (through_node && may_move) {
-    CHECK(moved_in_place(halves), "first half: pages did not move at attach");
-    CHECK(!moved_in_place(halves + page_longs), "second half moved, next to an attached region");
+    CHECK(t_moved_in_place(halves), "first half: pages did not move at attach");
+    CHECK(!t_moved_in_place(halves + page_longs), "second half moved, next to an attached region");
   }
 
   MPI_Aint* addr = malloc(sizeof(MPI_Aint) * (size_t)(t_size * KINDS));
@@ -96,7 +81,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < KINDS; k++)
         mem[k][i] = 0;
     MPI_OK(MPI_Win_attach(win, pages, (MPI_Aint)(page_longs * sizeof(long))));
-    if (through_node && may_move) CHECK(moved_in_place(pages), "round %d: pages stayed", round);
+    if (through_node && may_move) CHECK(t_moved_in_place(pages), "round %d: pages stayed", round);
     CHECK(pages[3] == value(t_rank, -1, 3, round), "round %d: attach changed data", round);
     MPI_Aint mine[KINDS];
     for (int k = 0; k < KINDS; k++)
@@ -232,7 +217,7 @@ int main(int argc, char** argv) {
 
     MPI_Barrier(MPI_COMM_WORLD); /* nobody reaches the pages any more */
     MPI_OK(MPI_Win_detach(win, pages));
-    CHECK(!moved_in_place(pages), "round %d: pages not back after detach", round);
+    CHECK(!t_moved_in_place(pages), "round %d: pages not back after detach", round);
     CHECK(pages[3] == value(t_rank, 0, 3, round), "round %d: detach lost data", round);
     free(pages);
   }
@@ -241,7 +226,7 @@ int main(int argc, char** argv) {
   MPI_OK(MPI_Win_detach(win, alloc_mem));
   MPI_OK(MPI_Win_detach(win, halves));
   MPI_OK(MPI_Win_free(&win)); /* with the second half still attached */
-  CHECK(!moved_in_place(halves) && !moved_in_place(big), "pages not back after free");
+  CHECK(!t_moved_in_place(halves) && !t_moved_in_place(big), "pages not back after free");
   CHECK(big[3] == value(t_rank, 0, 3, ROUNDS - 1), "big block lost data");
   MPI_OK(MPI_Free_mem(alloc_mem));
   free(big);
