@@ -80,14 +80,8 @@ int main(int argc, char** argv) {
   /* 4: the target computes, outside MPI, until its counter shows all the origins' work. This
    * needs shared memory (no target involvement) or the progress thread. */
   const char* thread = getenv("OSPREY_PROGRESS_THREAD");
-  char path[MPI_MAX_INFO_VAL + 1] = "";
-  {
-    MPI_Info info;
-    int flag;
-    MPI_Win_get_info(win, &info);
-    MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
-    MPI_Info_free(&info);
-  }
+  char path[MPI_MAX_INFO_VAL + 1];
+  t_win_path(win, path);
   if ((thread && !strcmp(thread, "1")) || !strcmp(path, "shm")) {
     if (t_rank == 0) {
       /* Polled with atomic loads: the progress thread updates it atomically meanwhile. */

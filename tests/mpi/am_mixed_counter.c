@@ -42,13 +42,8 @@ int main(int argc, char** argv) {
       for (int k = 0; k < 3; k++)
         CHECK(mine[k] == (int64_t)N * t_size, "%s: word %d is %lld, want %lld (lost update)",
               t_flavor_names[f], k, (long long)mine[k], (long long)N * t_size);
-      MPI_Info info;
       char path[MPI_MAX_INFO_VAL + 1];
-      int flag = 0;
-      MPI_Win_get_info(w.win, &info);
-      MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
-      MPI_Info_free(&info);
-      CHECK(flag, "no osprey_path in the window's info");
+      CHECK(t_win_path(w.win, path), "no osprey_path in the window's info");
       if (mixed) CHECK(strstr(path, "shm") && strstr(path, "am"), "mixed window path %s", path);
     }
     t_win_free(&w);

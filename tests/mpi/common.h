@@ -74,6 +74,19 @@ static inline int t_finish(const char* name) {
   return 0;
 }
 
+/* The window's info key osprey_path (which paths serve it) into path, "" if absent; whether it
+ * was there. */
+static inline int t_win_path(MPI_Win win, char path[MPI_MAX_INFO_VAL + 1]) {
+  MPI_Info info;
+  int flag = 0;
+  path[0] = '\0';
+  MPI_Win_get_info(win, &info);
+  MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
+  MPI_Info_free(&info);
+  if (!flag) path[0] = '\0';
+  return flag;
+}
+
 /* Whether osprey moved the page holding p into a shared memory file in place (MPI_Win_create
  * and MPI_Win_attach memory): its mapping's name in /proc/self/maps says. */
 static inline int t_moved_in_place(const void* p) {

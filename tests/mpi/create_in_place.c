@@ -44,16 +44,6 @@ static long value(int owner, int origin, int i, int round) {
   return (long)owner * 1000003L + (long)origin * 10007L + i * 13L + round * 7L + 1;
 }
 
-/* The window info's path, where osprey says which paths serve the window. */
-static void path_of(MPI_Win win, char* path) {
-  MPI_Info info;
-  int flag = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
-  MPI_Info_free(&info);
-  if (!flag) strcpy(path, "?");
-}
-
 /* One window over `mem` (`longs` longs, at least (t_size + 2) * SLOT): its owner fills it,
  * every origin puts a row into its slot, adds into a shared row and takes tickets, under fence
  * and then lock_all; the owner's own stores are read back with gets. `must_share` 1 asks that
@@ -73,7 +63,7 @@ static void exercise(long* mem, size_t longs, int round, int must_share, const c
     CHECK(mem[i] == value(t_rank, -1, (int)i, round), "%s: byte %zu changed by MPI_Win_create",
           what, i * sizeof(long));
   char path[MPI_MAX_INFO_VAL + 1];
-  path_of(win, path);
+  t_win_path(win, path);
   const char* share = getenv("OSPREY_SHARE_IN_PLACE");
   const char* transport = getenv("OSPREY_TRANSPORT");
   if (must_share > 0 && !(share && !strcmp(share, "0")) && !(transport && !strcmp(transport, "am")))

@@ -26,13 +26,8 @@ static long value(int owner, int origin, int i, int round) {
 
 /* Whether some node peer is reached through the node (the window's paths say). */
 static int node_peers(MPI_Win win) {
-  MPI_Info info;
-  int flag = 0;
-  char path[MPI_MAX_INFO_VAL + 1] = "";
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
-  MPI_Info_free(&info);
-  return flag && strstr(path, "cma") != NULL;
+  char path[MPI_MAX_INFO_VAL + 1];
+  return t_win_path(win, path) && strstr(path, "cma") != NULL;
 }
 
 int main(int argc, char** argv) {

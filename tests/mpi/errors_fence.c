@@ -16,13 +16,8 @@ static void check_message(int rc) {
 }
 
 static int on_message_path(MPI_Win w) {
-  MPI_Info info;
-  char path[MPI_MAX_INFO_VAL + 1] = "";
-  int flag = 0;
-  MPI_Win_get_info(w, &info);
-  MPI_Info_get(info, "osprey_path", MPI_MAX_INFO_VAL, path, &flag);
-  MPI_Info_free(&info);
-  return flag && strstr(path, "am") != NULL;
+  char path[MPI_MAX_INFO_VAL + 1];
+  return t_win_path(w, path) && strstr(path, "am") != NULL;
 }
 
 int main(int argc, char** argv) {
