@@ -197,13 +197,14 @@ bool share_in_place(const void* p, std::size_t n, std::size_t max, Region* out, 
   if ((it != r.by_base.end() && it->first < hi) || len > max || r.moved >= kMaxLive ||
       r.holds_exposed(lo, hi))
     return false;
+  // Bytes on the first or last page outside the window may belong to other objects, which
+  // another thread, a signal handler or a peer's pending transfer could write between the copy
+  // and the swap; that write would be lost. So only pages that hold nothing else move. Checked
+  // before /proc/self/maps is read: most small blocks (attached one by one) fail here.
+  if (!(a == lo && a + n == hi) && !malloc_mapped_block(a, n, lo, hi)) return false;
   const int on_stack = 0;
   if (!address_space::private_anonymous(lo, hi, reinterpret_cast<uint64_t>(&on_stack)))
     return false;
-  // Bytes on the first or last page outside the window may belong to other objects, which
-  // another thread, a signal handler or a peer's pending transfer could write between the copy
-  // and the swap; that write would be lost. So only pages that hold nothing else move.
-  if (!(a == lo && a + n == hi) && !malloc_mapped_block(a, n, lo, hi)) return false;
   const int fd = memfd_create("osprey-win-create", MFD_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
