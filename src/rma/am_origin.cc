@@ -498,6 +498,9 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     }
     const uint16_t lock = am_lock_needed(te->rank);
     am::Buffer msg = endpoint().buffer();
+    // Records are appended one by one: growing a Buffer copies it a byte at a time
+    // (NoInitAllocator's construct), so room for a full slot comes first.
+    msg.reserve(endpoint().slot_bytes());
     msg.resize(sizeof(am::Request));
     uint32_t batch_reply = 0;
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
