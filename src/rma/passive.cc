@@ -28,7 +28,7 @@ void PassiveEpochs::release_words(const LockEntry& e) {
     shm_lock::unlock_shared(l);
 }
 
-std::unique_lock<std::mutex> PassiveEpochs::epochs_lock() {
+inline std::unique_lock<std::mutex> PassiveEpochs::epochs_lock() {
   // Only threads of one process can race here: a process that is not MPI_THREAD_MULTIPLE
   // does not pay for the lock (a lock/unlock pair is a few tens of nanoseconds).
   std::unique_lock<std::mutex> g(mu_, std::defer_lock);
@@ -54,7 +54,7 @@ Status PassiveEpochs::lock(int type, int rank, int assert) {
     if (now == Access::kLock) {
       if (find(rank))
         return Err(MPI_ERR_RMA_SYNC, "osprey: this target is already locked by this process");
-    } else {
+    } else if (now != Access::kNone) {
       OSPREY_TRY(w_.leave_fence_for("osprey: MPI_Win_lock inside a fence or PSCW epoch"));
     }
     if (!open_.load(std::memory_order_relaxed)) {
@@ -97,9 +97,14 @@ Status PassiveEpochs::unlock(int rank) {
       return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
     e->closing = true;
   }
-  TargetView t;
-  Status s = w_.target(rank, t);
-  if (s.ok()) s = t.path->unlock(w_, t, *e);
+  Status s;
+  if (w_.direct_local(e->local)) {
+    release_words(*e);  // all NodePath::unlock does, and it needs no view of the target
+  } else {
+    TargetView t;
+    s = w_.target(rank, t);
+    if (s.ok()) s = t.path->unlock(w_, t, *e);
+  }
   std::unique_lock<std::mutex> g = epochs_lock();
   open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
   if (--open_count_ == 0) w_.access_.store(Access::kNone, std::memory_order_release);

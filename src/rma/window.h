@@ -207,6 +207,9 @@ class Window {
   // Everything after the segment that a request arriving for this window may need.
   void finish_setup(const Args& a);
   Status target(int rank, TargetView& t) const;
+  bool direct_local(int local) const {
+    return local >= 0 && direct_locals_[static_cast<std::size_t>(local)];
+  }
   // The path to node-local rank `local` (or to every rank of another node: local < 0), as
   // chosen at creation.
   TargetPath* path_to(int local, const shm::RankInfo* ri) const;
@@ -372,6 +375,9 @@ class Window {
 
   // The path to each node-local rank and to the ranks of other nodes, chosen at creation.
   std::vector<TargetPath*> local_paths_;
+  // Per node-local rank: reached by loads and stores (direct_path()), whose unlock needs no
+  // view of the target.
+  std::vector<uint8_t> direct_locals_;
   // Named once the paths are chosen: attributes may ask after the segment is gone (MPI_Win_free).
   const char* path_name_ = "";
   TargetPath* remote_path_ = nullptr;

@@ -271,8 +271,12 @@ void Window::finish_setup(const Args& a) {
   }
   PMPI_Comm_group(ci_->priv(), &group_);
   local_paths_.resize(static_cast<std::size_t>(ci_->node_size()));
-  for (int i = 0; i < ci_->node_size(); ++i)
-    local_paths_[static_cast<std::size_t>(i)] = path_to(i, &view_.info(static_cast<uint32_t>(i)));
+  direct_locals_.resize(local_paths_.size());
+  for (int i = 0; i < ci_->node_size(); ++i) {
+    const std::size_t at = static_cast<std::size_t>(i);
+    local_paths_[at] = path_to(i, &view_.info(static_cast<uint32_t>(i)));
+    direct_locals_[at] = local_paths_[at] == direct_path();
+  }
   remote_path_ = message_path();
   path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);

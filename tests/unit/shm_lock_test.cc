@@ -20,9 +20,9 @@ using Stage = AsyncLock::Stage;
 // A lock nobody holds or waits for: every arrival has departed, every ticket was served and
 // no writer bit is left behind.
 void expect_quiescent(const shm::LockWords& l) {
-  EXPECT_EQ(l.rin.load(), l.rout.load());
-  EXPECT_EQ(l.win.load(), l.wout.load());
-  EXPECT_EQ(l.rin.load() & 0xffu, 0u);
+  EXPECT_EQ(l.rin(), l.rout.load());
+  EXPECT_EQ(l.win(), l.wout.load());
+  EXPECT_EQ(l.rin() & 0xffu, 0u);
 }
 
 AsyncLock shared_req() {
@@ -129,7 +129,7 @@ TEST(ShmLock, BlockingWriterWaitsForReaderInAnotherThread) {
   });
   // The writer announces itself in rin once it has its ticket: from then on it only waits
   // for this reader, and a new shared request must queue behind it.
-  ASSERT_TRUE(eventually([&] { return (l.rin.load() & 0x2u) != 0; }));
+  ASSERT_TRUE(eventually([&] { return (l.rin() & 0x2u) != 0; }));
   EXPECT_FALSE(got.load());
   AsyncLock late = shared_req();
   EXPECT_FALSE(advance(late, l));
@@ -237,13 +237,74 @@ TEST(ShmAsyncLock, ConsecutiveWritersAlternatePhase) {
   expect_quiescent(l);
 }
 
+// The writer tickets and the reader arrivals share one 64-bit word: tickets wrapping at 2^32
+// must leave the readers' half alone, and readers wrapping must not touch the tickets.
+TEST(ShmLock, CountersWrapWithoutTouchingEachOther) {
+  shm::LockWords l{};
+  l.arrivals.store((uint64_t{0xffffff00u} << 32) | 0xfffffffeu);  // both 2 steps from wrapping
+  l.wout.store(0xfffffffeu);
+  l.rout.store(0xffffff00u);
+  for (int i = 0; i < 4; ++i) {  // tickets 0xfffffffe, 0xffffffff, 0, 1
+    lock_exclusive(l, nullptr);
+    EXPECT_EQ(l.rin() & ~0xffu, 0xffffff00u + 2u * 0x100u * static_cast<uint32_t>(i)) << i;
+    unlock_exclusive(l);
+    lock_shared(l, nullptr);  // readers' count wraps on the second round
+    lock_shared(l, nullptr);
+    unlock_shared(l);
+    unlock_shared(l);
+    expect_quiescent(l);
+  }
+  EXPECT_EQ(l.win(), 2u);
+  EXPECT_EQ(l.rin(), 0xffffff00u + 8u * 0x100u);
+  // A writer that must wait (slow path) also wraps cleanly.
+  l.arrivals.store((uint64_t{0} << 32) | 0xffffffffu);
+  l.wout.store(0xffffffffu);
+  l.rout.store(0);
+  lock_shared(l, nullptr);
+  AsyncLock w = exclusive_req();
+  EXPECT_FALSE(advance(w, l));
+  EXPECT_EQ(w.ticket, 0xffffffffu);
+  EXPECT_EQ(l.win(), 0u);
+  EXPECT_EQ(l.rin() & ~0xffu, 0x100u);
+  unlock_shared(l);
+  EXPECT_TRUE(advance(w, l));
+  release(w, l);
+  expect_quiescent(l);
+}
+
+// A free lock is taken in one step, but only when free: not while a reader holds it, a writer
+// holds it, or a writer has a ticket and waits.
+TEST(ShmAsyncLock, FreeLockFastPathOnlyWhenFree) {
+  shm::LockWords l{};
+  AsyncLock w1 = exclusive_req();
+  ASSERT_TRUE(advance(w1, l));
+  EXPECT_EQ(l.win(), 1u);
+  EXPECT_EQ(l.rin() & 0x3u, 0x2u);  // present, phase of ticket 0
+  release(w1, l);
+  expect_quiescent(l);
+  AsyncLock r = shared_req(), w2 = exclusive_req();
+  ASSERT_TRUE(advance(r, l));
+  EXPECT_FALSE(advance(w2, l));  // a reader holds it
+  EXPECT_EQ(w2.stage, Stage::kWriterReaders);
+  AsyncLock w3 = exclusive_req();
+  EXPECT_FALSE(advance(w3, l));  // a writer waits ahead of it
+  EXPECT_EQ(w3.stage, Stage::kWriterTicket);
+  release(r, l);
+  EXPECT_TRUE(advance(w2, l));
+  EXPECT_FALSE(advance(w3, l));
+  release(w2, l);
+  EXPECT_TRUE(advance(w3, l));
+  release(w3, l);
+  expect_quiescent(l);
+}
+
 TEST(ShmAsyncLock, ReleaseOfALockNotHeldDoesNothing) {
   shm::LockWords l{};
   AsyncLock idle = exclusive_req();
   release(idle, l);
   EXPECT_EQ(idle.stage, Stage::kIdle);
   expect_quiescent(l);
-  EXPECT_EQ(l.win.load(), 0u);
+  EXPECT_EQ(l.win(), 0u);
 }
 
 TEST(ShmAsyncLock, MixesWithBlockingLockers) {
