@@ -266,7 +266,7 @@ void Window::finish_setup(const Args& a) {
       base_ = MPI_BOTTOM;
       attach_.init(view_.attach_headers(), static_cast<uint32_t>(ci_->node_size()),
                    static_cast<uint32_t>(ci_->node_rank()));
-      peer_regions_.init(static_cast<uint32_t>(ci_->node_size()));
+      peer_regions_.init(static_cast<uint32_t>(ci_->node_size()), threads_);
       break;
   }
   PMPI_Comm_group(ci_->priv(), &group_);

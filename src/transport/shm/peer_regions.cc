@@ -7,7 +7,8 @@
 
 namespace osprey::shm {
 
-void PeerRegions::init(uint32_t nranks) {
+void PeerRegions::init(uint32_t nranks, bool threads) {
+  threads_ = threads;
   maps_.resize(nranks);
   last_ = std::make_unique<std::atomic<const Mapping*>[]>(nranks);
 }
@@ -26,7 +27,7 @@ void PeerRegions::drop_detached(AttachTables& tables, uint32_t local) {
       munmap(per[i]->addr, per[i]->len);
       if (last_[local].load(std::memory_order_relaxed) == per[i].get())
         last_[local].store(nullptr, std::memory_order_relaxed);
-      dropped_.push_back(std::move(per[i]));
+      if (threads_) dropped_.push_back(std::move(per[i]));
       per[i] = std::move(per.back());
       per.pop_back();
     } else {

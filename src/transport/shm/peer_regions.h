@@ -23,7 +23,8 @@ class PeerRegions {
   PeerRegions& operator=(const PeerRegions&) = delete;
   ~PeerRegions();
 
-  void init(uint32_t nranks);
+  // threads: other threads of this process may read the hints while mappings are dropped.
+  void init(uint32_t nranks, bool threads);
 
   // Where the file of node-local rank `local`'s shared region r (owner process pid) starts
   // here, mapping it first if needed; an error if it cannot be mapped.
@@ -39,9 +40,11 @@ class PeerRegions {
 
   std::mutex mu_;
   std::vector<std::vector<std::unique_ptr<Mapping>>> maps_;  // by node-local rank
-  // Per rank, the mapping found last: found again without the lock. Dropped mappings are kept
-  // (unmapped) until destruction, since a hint may still point at one.
+  // Per rank, the mapping found last: found again without the lock. Where other threads may
+  // be reading a hint, dropped mappings are kept (unmapped) until destruction, since a hint
+  // may still point at one; a process without MPI_THREAD_MULTIPLE frees them at once.
   std::unique_ptr<std::atomic<const Mapping*>[]> last_;
+  bool threads_ = true;
   std::vector<std::unique_ptr<Mapping>> dropped_;
 };
 
