@@ -248,7 +248,7 @@ TEST(ShmLock, CountersWrapWithoutTouchingEachOther) {
     lock_exclusive(l, nullptr);
     EXPECT_EQ(l.rin() & ~0xffu, 0xffffff00u + 2u * 0x100u * static_cast<uint32_t>(i)) << i;
     unlock_exclusive(l);
-    lock_shared(l, nullptr);  // readers' count wraps on the second round
+    lock_shared(l, nullptr);  // the readers' count wraps at the first of these
     lock_shared(l, nullptr);
     unlock_shared(l);
     unlock_shared(l);
