@@ -2,6 +2,9 @@
 osprey_mpi_test(acc_counters mpi/acc_counters.c)
 osprey_mpi_test(cas_mutex mpi/cas_mutex.c)
 osprey_mpi_test(lock_exclusion mpi/lock_exclusion.c)
+# The lone exclusive locker on another node than its target, whose own rank and a node peer
+# stream shared locks on shared memory: the target must serve it from its unlocks.
+osprey_mpi_variant(remote.lock_exclusion lock_exclusion NP 4 MODES mixed)
 osprey_mpi_test(lockall_flush mpi/lockall_flush.c)
 osprey_mpi_test(acc_ordering mpi/acc_ordering.c)
 osprey_mpi_test(acc_exclusive mpi/acc_exclusive.c)
