@@ -1,7 +1,7 @@
 #include "rma/passive.h"
 
 #include "progress/backoff.h"
-
+#include "rma/paths.h"
 #include "rma/shm_lock.h"
 #include "rma/window.h"
 #include "util/cpu.h"
@@ -97,18 +97,13 @@ Status PassiveEpochs::unlock(int rank) {
       return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_unlock without a matching MPI_Win_lock");
     e->closing = true;
   }
-  // An unlock on shared memory waits for nothing, so it serves the message path's requests
-  // here: a process that only locks node memory would otherwise never serve remote lockers of
-  // its own memory, and they would wait for good (the message path serves in its own wait).
   Status s;
   if (w_.direct_local(e->local)) {
-    release_words(*e);  // all NodePath::unlock does, and it needs no view of the target
-    w_.serve_requests();
+    NodePath::unlock_words(w_, *e);  // the direct path's unlock, without a target view
   } else {
     TargetView t;
     s = w_.target(rank, t);
     if (s.ok()) s = t.path->unlock(w_, t, *e);
-    if (s.ok() && !t.path->messages()) w_.serve_requests();
   }
   std::unique_lock<std::mutex> g = epochs_lock();
   open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
@@ -192,7 +187,7 @@ Status PassiveEpochs::unlock_all() {
     shm_lock::unlock_shared(w_.view_.lock(static_cast<uint32_t>(local)));
   lockall_held_.clear();
   w_.access_.store(Access::kNone, std::memory_order_release);
-  w_.serve_requests();  // as unlock does
+  w_.serve_requests();  // as NodePath::unlock does
   return s;
 }
 

@@ -16,8 +16,16 @@ Status NodePath::lock_all_touch(Window& w, const TargetView& t) {
 }
 
 Status NodePath::unlock(Window& w, const TargetView&, LockEntry& e) {
-  w.passive_.release_words(e);
+  unlock_words(w, e);
   return kOk;
+}
+
+void NodePath::unlock_words(Window& w, LockEntry& e) {
+  w.passive_.release_words(e);
+  // An unlock on shared memory waits for nothing, so it serves the message path's requests
+  // here: a process that only locks node memory would otherwise never serve remote lockers of
+  // its own memory, and they would wait for good (the message path serves in its own wait).
+  w.serve_requests();
 }
 
 Status NodePath::flush(Window&, const TargetView&, bool) {

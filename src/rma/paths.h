@@ -17,6 +17,8 @@ class NodePath : public TargetPath {
   Status lock(Window& w, const TargetView& t, LockEntry& e) override;
   Status lock_all_touch(Window& w, const TargetView& t) override;
   Status unlock(Window& w, const TargetView& t, LockEntry& e) override;
+  // What unlock does, for a caller that has no view of the target (it needs none).
+  static void unlock_words(Window& w, LockEntry& e);
   Status flush(Window& w, const TargetView& t, bool local_only) override;
   void post_to(Window& w, const TargetView& t, int assert) override;
   bool start_toward(Window& w, const TargetView& t) override;
