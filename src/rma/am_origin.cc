@@ -32,11 +32,6 @@ bool reply_inline(uint64_t bytes) {
   return bytes <= config().eager_limit;
 }
 
-// Whether completing at the target needs a new acknowledgement request.
-bool needs_ack(const TargetElem* t) {
-  return t->pending || (t->unacked && t->sync_sent != t->sent);
-}
-
 // Whether two batched gets fill overlapping origin bytes (a benchmark reading many times into
 // one buffer): a receive datatype with overlapping entries is erroneous in MPI, so such a reply
 // is copied out in order instead of scattered by the host.
@@ -299,6 +294,13 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   am::Endpoint& ep = endpoint();
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
+  if (r.flags & am::kFenceMark) {
+    // The mark names its fence's epoch, also on a carrier of its own (no epoch) or on an
+    // operation another thread queued in the epoch before, while this rank was in that fence:
+    // it may belong to either epoch, and the later gate holds it no longer than that fence.
+    r.epoch = am_->mark_epoch;
+    r.fence_bits = am_->mark_bits;
+  }
   const std::size_t batch = msg.size() - sizeof(am::Request);
   op->batch_reply = batch_reply;
   op->expects_reply =
@@ -505,7 +507,9 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     uint32_t batch_reply = 0;
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
     const bool last = carrier == te->tail;
-    am_send(te, carrier, static_cast<uint16_t>(lock | (last ? sync_flags : 0)), std::move(msg),
+    // A fence mark goes once: operations other threads queue meanwhile may follow it.
+    const uint16_t sync = carried ? sync_flags & ~am::kFenceMark : sync_flags;
+    am_send(te, carrier, static_cast<uint16_t>(lock | (last ? sync : 0)), std::move(msg),
             batch_reply);
     if (lock) am_lock_sent(te->rank);
     // The batched ones went with the carrier. Puts and accumulates complete here once sent

@@ -85,9 +85,9 @@ struct AmState {
   // progress engine, see Window::am_may_have_work).
   std::atomic<uint32_t> deferred{0};
   uint32_t pscw_completes = 0;  // completes toward the open exposure epoch
-  // Fence barrier signals that arrived, by (epoch, round). Keyed by the whole epoch: ranks run
-  // up to a barrier ahead (a fence with MPI_MODE_NOPRECEDE has none), so signals of two
-  // barriers can be here at once.
+  // Fence barrier signals and fence marks that arrived, by (epoch, round). Keyed by the whole
+  // epoch: ranks run up to a barrier ahead (a fence with MPI_MODE_NOPRECEDE has none), so
+  // signals of two barriers can be here at once.
   struct FenceSignal {
     uint32_t count = 0;
     uint32_t any = 0, all = 0xffff;
@@ -96,6 +96,11 @@ struct AmState {
   static uint64_t fence_key(uint32_t epoch, uint32_t round) {
     return static_cast<uint64_t>(epoch) << 8 | round;
   }
+  // Where the fence marks of an epoch are counted (barrier rounds take 0..31).
+  static constexpr uint32_t kFenceMarkRound = 64;
+  uint32_t mark_epoch = 0;              // origin, in a fence: the epoch its fence marks end
+  uint8_t mark_bits = 0;                // and the fence_collective_bits they carry
+  std::vector<uint8_t> scratch_marked;  // origin, in a fence: the ranks its requests marked
 };
 
 }  // namespace osprey::rma

@@ -1,9 +1,17 @@
 // Active-target synchronization on the message path.
 //
 // Fence: operations carry the fence epoch they belong to, and a target holds back requests of
-// an epoch it has not entered, so a fence under MPI_MODE_NOPRECEDE sends nothing at all; any
-// other fence completes this rank's operations (flush) and meets everyone in a dissemination
-// barrier of fence requests, which also combines the assertion flags.
+// an epoch it has not entered, so a fence under MPI_MODE_NOPRECEDE sends nothing at all.
+// Any other fence, up to kMarkedFenceRanks ranks: every rank sends every other a fence mark,
+// on its last request there or on its own. A target runs an origin's requests in order, so
+// once the mark ran, all that origin sent for the epoch is done here. A rank leaves when its
+// own operations are acknowledged and every other rank's mark ran here; only then does it
+// take requests of the next epoch. Acknowledgements and marks travel at once: where the
+// barrier below first waited for the acknowledgements and then sent its rounds, a put and a
+// fence between two ranks cost one round trip, not two.
+// More ranks: the marks would be a message to every rank; the fence completes this rank's
+// operations (flush) and meets everyone in a dissemination barrier of fence requests, which
+// also combines the assertion flags.
 #include "progress/backoff.h"
 #include "rma/fence.h"
 #include "rma/window.h"
@@ -50,18 +58,83 @@ Status Window::am_fence(int assert) {
     if (!force_am_ && ci_->node_size() > 1) node_barrier(static_cast<uint16_t>(bits));
     return kOk;
   }
-  // An error a target reported is returned once the fence is complete: leaving early would
-  // strand the other ranks in the barrier.
-  const Status flushed = am_flush_all(false);
-  {
-    AmGuard g(am_->mu);
-    ++am_->fence_epoch;  // from here on this rank takes requests of the next epoch
-  }
   uint32_t any = 0, all = 0;
-  OSPREY_TRY(am_barrier(bits, &any, &all));
+  Status done = kOk;
+  if (nranks_ <= kMarkedFenceRanks) {
+    done = am_fence_marks(bits, &any, &all);
+  } else {
+    // An error a target reported is returned once the fence is complete: leaving early would
+    // strand the other ranks in the barrier.
+    done = am_flush_all(false);
+    {
+      AmGuard g(am_->mu);
+      ++am_->fence_epoch;  // from here on this rank takes requests of the next epoch
+    }
+    OSPREY_TRY(am_barrier(bits, &any, &all));
+  }
   if (any != all)
     return Err(MPI_ERR_ASSERT,
                "osprey: ranks disagree on MPI_MODE_NOPRECEDE/NOSUCCEED in MPI_Win_fence");
+  return done;
+}
+
+Status Window::am_fence_marks(uint32_t bits, uint32_t* any_out, uint32_t* all_out) {
+  AmGuard g(am_->mu);
+  const uint32_t e = am_->fence_epoch;
+  am_->mark_epoch = e;
+  am_->mark_bits = static_cast<uint8_t>(bits);
+  // Issue everything first, each target's last request carrying the mark (and the request of
+  // an acknowledgement where one is due), then mark the ranks this rank sent nothing to.
+  std::vector<uint8_t>& marked = am_->scratch_marked;
+  marked.assign(static_cast<std::size_t>(nranks_), 0);
+  const std::vector<int> ranks = am_target_ranks();
+  for (int r : ranks)
+    if (TargetElem* t = am_->table.find(r)) {
+      const uint16_t mark = r == rank_ ? 0 : am::kFenceMark;
+      ++t->busy;
+      am_issue(g, t, static_cast<uint16_t>((needs_ack(t) ? am::kFlush : 0) | mark));
+      --t->busy;
+      marked[static_cast<std::size_t>(r)] = mark != 0 ? 1 : 0;
+    }
+  for (int r = 0; r < nranks_; ++r) {
+    if (r == rank_ || marked[static_cast<std::size_t>(r)]) continue;
+    am::Request m{};
+    m.kind = am::Kind::kFence;
+    m.flags = am::kFenceMark;
+    m.window = id_;
+    m.epoch = e;
+    m.fence_bits = static_cast<uint8_t>(bits);
+    am_send_bare(g, r, m);
+  }
+  for (int r : ranks)
+    if (TargetElem* t = am_->table.find(r)) {
+      ++t->busy;
+      am_wait_elem(g, t);
+      --t->busy;
+      am_release_elem(t);
+    }
+  const Status flushed = am_take_error();
+  uint32_t any = bits, all = bits;
+  if (nranks_ > 1) {
+    const uint64_t key = AmState::fence_key(e, AmState::kFenceMarkRound);
+    const auto want = static_cast<uint32_t>(nranks_ - 1);
+    progress::Backoff b;
+    auto it = am_->fence_signals.find(key);
+    while (it == am_->fence_signals.end() || it->second.count < want) {
+      am_pause(g, b);
+      it = am_->fence_signals.find(key);
+    }
+    any |= it->second.any;
+    all &= it->second.all;
+    am_->fence_signals.erase(it);
+  }
+  ++am_->fence_epoch;  // every origin's operations of the epoch are done here
+  g.unlock();
+  // A node peer that reads this rank's memory directly must not leave before the operations
+  // from other nodes are applied here: it saw only this rank's mark, sent on entry.
+  if (!force_am_ && ci_->node_size() > 1) node_barrier(0);
+  *any_out = any;
+  *all_out = all;
   return flushed;
 }
 

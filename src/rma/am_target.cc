@@ -57,6 +57,12 @@ bool returns_data(Kind k) {
   return k == Kind::kGet || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
 }
 
+// Whether r ends the origin's epoch here (unlock, PSCW complete, a fence mark): window memory
+// may change once it retired, so nothing may still be read from there by then.
+bool ends_epoch(const am::Request& r) {
+  return (r.flags & (am::kUnlock | am::kFenceMark)) || r.kind == Kind::kComplete;
+}
+
 }  // namespace
 
 TargetView Window::self_view() const {
@@ -99,8 +105,9 @@ Status Window::check_where(TargetView& t, uint64_t* where, MPI_Count count,
 bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size_t n) {
   AmGuard g(am_->mu);
   const am::Request& r = *reinterpret_cast<const am::Request*>(msg);
-  if (r.kind == Kind::kFence) {
-    // Barrier signals are not ordered behind the sender's operations (they follow a flush).
+  if (r.kind == Kind::kFence && !(r.flags & am::kFenceMark)) {
+    // Barrier signals are not ordered behind the sender's operations (they follow a flush);
+    // fence marks are (am_retire counts them).
     AmState::FenceSignal& s = am_->fence_signals[AmState::fence_key(r.epoch, r.where & 31)];
     ++s.count;
     s.any |= static_cast<uint32_t>(r.bytes) & 0xffff;
@@ -112,6 +119,10 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
     am_->last_state = &am_->origins[src];  // map nodes never move
   }
   OriginState& os = *am_->last_state;
+  if (r.kind == Kind::kFence && os.queue.empty() && !os.window_sends) {
+    am_count_mark(r);  // a mark on its own, and all before it is done
+    return true;
+  }
   Deferred d;
   d.msg = msg;
   d.n = n;
@@ -369,9 +380,8 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   if (r.flags & am::kBatched)
     am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, &d.pieces);
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
-  const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
   const bool gather =
-      am::direct_reply(r.batch_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch);
+      am::direct_reply(r.batch_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch(r));
   const uint32_t copied = gather ? 0 : r.batch_reply;
   if (r.batch_reply || own_inline) {
     d.reply = ep.buffer();
@@ -491,8 +501,7 @@ bool Window::am_sends_done() {
 
 bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   const am::Request& r = *reinterpret_cast<const am::Request*>(d.msg);
-  const bool ends_epoch = (r.flags & am::kUnlock) || r.kind == Kind::kComplete;
-  if (ends_epoch && os.window_sends) {
+  if (ends_epoch(r) && os.window_sends) {
     ep.reap();  // the sends complete as the origin receives them
     if (os.window_sends) return false;
   }
@@ -505,7 +514,17 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
     os.error = 0;
     am_reply(ep, src, os, r, status, 0, d);
   }
+  if (r.flags & am::kFenceMark) am_count_mark(r);
   return true;
+}
+
+// Everything the origin sent for the epoch is done here (requests run in order).
+void Window::am_count_mark(const am::Request& r) {
+  AmState::FenceSignal& s =
+      am_->fence_signals[AmState::fence_key(r.epoch, AmState::kFenceMarkRound)];
+  ++s.count;
+  s.any |= r.fence_bits;
+  s.all &= r.fence_bits;
 }
 
 }  // namespace osprey::rma

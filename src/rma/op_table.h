@@ -86,6 +86,11 @@ struct TargetElem {
   bool sync_busy = false;
 };
 
+// Whether completing at the target needs a new acknowledgement request.
+inline bool needs_ack(const TargetElem* t) {
+  return t->pending || (t->unacked && t->sync_sent != t->sent);
+}
+
 class OpTable {
  public:
   void init(std::size_t slots, std::size_t op_pool, std::size_t target_pool);

@@ -331,13 +331,18 @@ class Window {
   void am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
                 uint16_t flags, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
-  bool am_sends_done();  // no reply is being sent from window memory any more
+  void am_count_mark(const am::Request& r);  // a fence mark ran (am_sync.cc)
+  bool am_sends_done();                      // no reply is being sent from window memory any more
   TargetView self_view() const;
   // A request's target range, checked; for a dynamic window resolved as in locate.
   Status check_where(TargetView& t, uint64_t* where, MPI_Count count, const dt::TypeInfo& tt);
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);
+  // The fence of up to kMarkedFenceRanks ranks (am_sync.cc); the assertion bits of all ranks
+  // combined into *any and *all.
+  Status am_fence_marks(uint32_t bits, uint32_t* any, uint32_t* all);
+  static constexpr int kMarkedFenceRanks = 16;
 
   MPI_Win anchor_ = MPI_WIN_NULL;
   Flavor flavor_ = Flavor::kCreate;

@@ -3,6 +3,7 @@
 osprey_mpi_test(put_get_types mpi/put_get_types.c)
 osprey_mpi_test(fence_epochs mpi/fence_epochs.c)
 osprey_mpi_test(fence_asserts mpi/fence_asserts.c NP 2 3 4)
+osprey_mpi_test(fence_visibility mpi/fence_visibility.c NP 2 3 4)
 osprey_mpi_test(shared_query mpi/shared_query.c)
 osprey_mpi_test(dynamic_windows mpi/dynamic_windows.c)
 osprey_mpi_test(errors_fence mpi/errors_fence.c)

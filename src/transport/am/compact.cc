@@ -13,6 +13,7 @@ void copy_shared(To& to, const From& from) {
   to.op = from.op;
   to.flags = from.flags;
   to.repr = from.repr;
+  to.fence_bits = from.fence_bits;
   to.credits_back = from.credits_back;
   to.elem_size = from.elem_size;
   to.reply_tag = from.reply_tag;

@@ -26,7 +26,7 @@ enum class Kind : uint8_t {
   kCas,
   kSync,      // no operation, only flags (a lock, flush or unlock request on its own)
   kComplete,  // end of a PSCW access epoch toward the receiver
-  kFence,     // one round of the fence barrier
+  kFence,     // one round of the fence barrier, or (kFenceMark) a fence mark on its own
 };
 
 // Whether a request of kind k carries origin data (inline or separate): every kind that writes,
@@ -51,6 +51,7 @@ enum : uint16_t {
   kTypeStore = 1 << 10,      // the target layout follows: keep it in layout slot type_slot
   kTypeCached = 1 << 11,     // the target layout is the one in layout slot type_slot
   kBatched = 1 << 12,        // short operations queued before this one come first (BatchedOp)
+  kFenceMark = 1 << 13,      // the sender's last request of fence epoch `epoch` to the receiver
 };
 
 // Target layouts travel once per window and target: the target keeps them in kLayoutSlots
@@ -63,8 +64,9 @@ struct Request {
   Kind kind;
   uint8_t op;  // dt::Op of accumulate-style requests
   uint16_t flags;
-  uint8_t repr;  // dt::Repr of the basic elements
-  uint8_t pad0[3];
+  uint8_t repr;        // dt::Repr of the basic elements
+  uint8_t fence_bits;  // kFenceMark: the sender's fence_collective_bits (rma/fence.h)
+  uint8_t pad0[2];
   uint32_t elem_size;     // data bytes of one basic element
   uint32_t batch_reply;   // kBatched: data bytes the batched gets return (sum of their bytes)
   uint64_t window;        // window id
@@ -96,7 +98,7 @@ struct CompactRequest {
   uint8_t op;
   uint16_t flags;
   uint8_t repr;
-  uint8_t pad;
+  uint8_t fence_bits;
   uint16_t credits_back;
   uint32_t elem_size;
   int32_t reply_tag;  // data_tag is reply_tag + 1 when there is a reply, else 0

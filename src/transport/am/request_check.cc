@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint16_t kKnownFlags = kLockShared | kLockExclusive | kUnlock | kFlush | kSeparateData |
                                  kSeparateLayout | kFenceEpoch | kPscwEpoch | kDynamic | kNoCheck |
-                                 kTypeStore | kTypeCached | kBatched;
+                                 kTypeStore | kTypeCached | kBatched | kFenceMark;
 
 bool in_tag_range(int tag, int span) {
   return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
