@@ -2,13 +2,13 @@
 //
 // Fence: operations carry the fence epoch they belong to, and a target holds back requests of
 // an epoch it has not entered, so a fence under MPI_MODE_NOPRECEDE sends nothing at all.
-// Any other fence, up to kMarkedFenceRanks ranks: every rank sends every other a fence mark,
-// on its last request there or on its own. A target runs an origin's requests in order, so
-// once the mark ran, all that origin sent for the epoch is done here. A rank leaves when its
-// own operations are acknowledged and every other rank's mark ran here; only then does it
-// take requests of the next epoch. Acknowledgements and marks travel at once: where the
-// barrier below first waited for the acknowledgements and then sent its rounds, a put and a
-// fence between two ranks cost one round trip, not two.
+// Any other fence, up to OSPREY_FENCE_MARK_RANKS ranks (16): every rank sends every other a
+// fence mark, on its last request there or on its own. A target runs an origin's requests in
+// order, so once the mark ran, all that origin sent for the epoch is done here. A rank leaves
+// when its own operations are acknowledged and every other rank's mark ran here; only then
+// does it take requests of the next epoch. Acknowledgements and marks travel at once: where
+// the barrier below first waited for the acknowledgements and then sent its rounds, a put and
+// a fence between two ranks cost one round trip, not two.
 // More ranks: the marks would be a message to every rank; the fence completes this rank's
 // operations (flush) and meets everyone in a dissemination barrier of fence requests, which
 // also combines the assertion flags.
@@ -16,6 +16,7 @@
 #include "rma/fence.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
+#include "util/config.h"
 
 namespace osprey::rma {
 
@@ -60,7 +61,7 @@ Status Window::am_fence(int assert) {
   }
   uint32_t any = 0, all = 0;
   Status done = kOk;
-  if (nranks_ <= kMarkedFenceRanks) {
+  if (static_cast<std::size_t>(nranks_) <= config().fence_mark_ranks) {
     done = am_fence_marks(bits, &any, &all);
   } else {
     // An error a target reported is returned once the fence is complete: leaving early would

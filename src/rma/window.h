@@ -339,10 +339,9 @@ class Window {
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);
-  // The fence of up to kMarkedFenceRanks ranks (am_sync.cc); the assertion bits of all ranks
-  // combined into *any and *all.
+  // The fence of up to OSPREY_FENCE_MARK_RANKS ranks (am_sync.cc); the assertion bits of all
+  // ranks combined into *any and *all.
   Status am_fence_marks(uint32_t bits, uint32_t* any, uint32_t* all);
-  static constexpr int kMarkedFenceRanks = 16;
 
   MPI_Win anchor_ = MPI_WIN_NULL;
   Flavor flavor_ = Flavor::kCreate;

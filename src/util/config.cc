@@ -53,6 +53,9 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_BANKED_CREDITS", &Config::banked_credits, 0, "credits kept back for peers that stall"},
     {"OSPREY_CREDIT_EPOCH", &Config::credit_epoch, 1,
      "requests per credit epoch (usage statistics decay)"},
+    {"OSPREY_FENCE_MARK_RANKS", &Config::fence_mark_ranks, 0,
+     "largest window (ranks) whose fence on the message path exchanges fence marks, one message "
+     "from every rank to every other; larger ones meet in a dissemination barrier"},
     {"OSPREY_PROGRESS_THREAD", &Config::progress_thread, 0,
      "`1`: a progress thread serves requests while the application computes"},
     {"OSPREY_INTERPOSE_BLOCKING", &Config::interpose_blocking, 0,

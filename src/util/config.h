@@ -42,6 +42,7 @@ struct Config {
   std::size_t credits_per_peer = 8;
   std::size_t banked_credits = 64;
   std::size_t credit_epoch = 1024;
+  std::size_t fence_mark_ranks = 16;
   bool progress_thread = false;
   Switch interpose_blocking = Switch::kAuto;
   Switch oversubscribed = Switch::kAuto;

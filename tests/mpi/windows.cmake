@@ -54,6 +54,12 @@ osprey_mpi_variant(inplace.cma_acc_race cma_acc_race NP 3 MODES auto)
 osprey_mpi_test(alloc_mem_windows mpi/alloc_mem_windows.c NP 2 3 4)
 # Fence's node barrier with the waits of an oversubscribed node, forced at 2 ranks.
 osprey_mpi_variant(forced.fence_epochs fence_epochs NP 2 MODES auto ENV OSPREY_OVERSUBSCRIBED=1)
+# The message path's fence as larger windows run it: a dissemination barrier after a flush,
+# instead of fence marks.
+osprey_mpi_variant(barrier.fence_epochs fence_epochs NP 3 MODES am mixed
+                   ENV OSPREY_FENCE_MARK_RANKS=1)
+osprey_mpi_variant(barrier.fence_visibility fence_visibility NP 4 MODES am mixed
+                   ENV OSPREY_FENCE_MARK_RANKS=1)
 # Accumulates toward node peers' private memory under fence and PSCW, left in the target's
 # staging area: sums against fetch_and_op, the order of one origin's operations, an area that
 # fills (and one with room for everything), the result read in the next epoch.
