@@ -155,6 +155,15 @@ void Window::am_lock_sent(int rank) {
     am_->lockall_locked.insert(rank);
 }
 
+// A request outside fence and PSCW epochs (a lock epoch's) waits at its target until the
+// target left the fence this rank left last. A rank leaves a fence once the operations aimed
+// at it ran, not those it might access next: another origin's operations of the closed epoch
+// may still be on their way to this target (am_sync.cc).
+void Window::gate_on_last_fence(am::Request& r) const {
+  r.flags |= am::kFenceEpoch;
+  r.epoch = am_->fence_epoch;
+}
+
 void Window::am_send_bare(AmGuard& g, int rank, am::Request& r) {
   progress::Backoff b;
   while (!endpoint().try_request(rank, r, nullptr, 0))
@@ -175,6 +184,7 @@ void Window::am_lockall_window_protocol(AmGuard& g) {
     req.kind = Kind::kSync;
     req.flags = am::kLockShared;
     req.window = id_;
+    gate_on_last_fence(req);
     am_send_bare(g, r, req);
     am_->lockall_locked.insert(r);
   }
@@ -294,6 +304,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   am::Endpoint& ep = endpoint();
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | extra_flags), layout);
+  if (!(r.flags & (am::kFenceEpoch | am::kPscwEpoch))) gate_on_last_fence(r);
   if (r.flags & am::kFenceMark) {
     // The mark names its fence's epoch, also on a carrier of its own (no epoch) or on an
     // operation another thread queued in the epoch before, while this rank was in that fence:

@@ -287,6 +287,7 @@ class Window {
   uint16_t am_lock_needed(int rank) const;  // the lock request an operation must carry now
   void am_lock_sent(int rank);              // ... and it went out
   void am_send_bare(AmGuard& g, int rank, am::Request& r);
+  void gate_on_last_fence(am::Request& r) const;
   void am_lockall_window_protocol(AmGuard& g);
   // Queues an operation toward an AM target (issued at once if `issue_now`).
   Status am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now);
