@@ -332,7 +332,7 @@ class Window {
   void am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
                 uint16_t flags, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
-  void am_count_mark(const am::Request& r);  // a fence mark ran (am_sync.cc)
+  void am_count_mark(const am::Request& r);  // a fence mark ran here
   bool am_sends_done();                      // no reply is being sent from window memory any more
   TargetView self_view() const;
   // A request's target range, checked; for a dynamic window resolved as in locate.
