@@ -5,10 +5,10 @@
 // Any other fence, up to OSPREY_FENCE_MARK_RANKS ranks (16): every rank sends every other a
 // fence mark, on its last request there or on its own. A target runs an origin's requests in
 // order, so once the mark ran, all that origin sent for the epoch is done here. A rank leaves
-// when its own operations are acknowledged and every other rank's mark ran here; only then
-// does it take requests of the next epoch. Acknowledgements and marks travel at once: where
-// the barrier below first waited for the acknowledgements and then sent its rounds, a put and
-// a fence between two ranks cost one round trip, not two.
+// when its own operations completed locally (sends done, data of gets arrived) and every other
+// rank's mark ran here; only then does it take requests of the next epoch. So a put and a
+// fence between two ranks cost one message each way, at once, where the barrier below waits
+// for acknowledgements first and then sends its rounds.
 // More ranks: the marks would be a message to every rank; the fence completes this rank's
 // operations (flush) and meets everyone in a dissemination barrier of fence requests, which
 // also combines the assertion flags.
@@ -79,6 +79,16 @@ Status Window::am_fence(int assert) {
   return done;
 }
 
+// A fence completes this rank's operations only locally (as MPI_Win_complete does): a target
+// leaves once every origin's mark ran there, and marks run behind the operations they follow,
+// so everything is in place before anyone can look. Waiting for acknowledgements as well made
+// a put + fence a round trip where a mark is one way. Acknowledged still: requests to this
+// rank itself (it sends itself no mark) and a dynamic window's, whose ranges only the target
+// can check, so that a range error is returned by the fence that ends the epoch.
+bool Window::fence_needs_ack(const TargetElem* te) const {
+  return needs_ack(te) && (te->rank == rank_ || flavor_ == Flavor::kDynamic);
+}
+
 Status Window::am_fence_marks(uint32_t bits, uint32_t* any_out, uint32_t* all_out) {
   AmGuard g(am_->mu);
   const uint32_t e = am_->fence_epoch;
@@ -93,7 +103,7 @@ Status Window::am_fence_marks(uint32_t bits, uint32_t* any_out, uint32_t* all_ou
     if (TargetElem* t = am_->table.find(r)) {
       const uint16_t mark = r == rank_ ? 0 : am::kFenceMark;
       ++t->busy;
-      am_issue(g, t, static_cast<uint16_t>((needs_ack(t) ? am::kFlush : 0) | mark));
+      am_issue(g, t, static_cast<uint16_t>((fence_needs_ack(t) ? am::kFlush : 0) | mark));
       --t->busy;
       marked[static_cast<std::size_t>(r)] = mark != 0 ? 1 : 0;
     }

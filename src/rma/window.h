@@ -343,6 +343,8 @@ class Window {
   // The fence of up to OSPREY_FENCE_MARK_RANKS ranks (am_sync.cc); the assertion bits of all
   // ranks combined into *any and *all.
   Status am_fence_marks(uint32_t bits, uint32_t* any, uint32_t* all);
+  // Whether the fence must wait for te's acknowledgement, not only for its sends (am_sync.cc).
+  bool fence_needs_ack(const TargetElem* te) const;
 
   MPI_Win anchor_ = MPI_WIN_NULL;
   Flavor flavor_ = Flavor::kCreate;
