@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 
 namespace osprey::progress {
@@ -51,6 +52,17 @@ class EngineMutex {
   std::mutex m_;
   bool held_ = false;
 };
+
+// Adds d to a counter that several windows' state changes share (under different locks): a
+// read-modify-write only where threads may race; else a plain load and store, since a locked
+// instruction costs a put on the message path about as much as the rest of its bookkeeping.
+inline void count(std::atomic<std::size_t>& c, std::ptrdiff_t d) {
+  const auto delta = static_cast<std::size_t>(d);
+  if (concurrent_threads.load(std::memory_order_relaxed))
+    c.fetch_add(delta, std::memory_order_relaxed);
+  else
+    c.store(c.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
 
 using Poller = bool (*)();  // returns true if it did any work
 

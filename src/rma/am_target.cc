@@ -138,8 +138,7 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
 void Window::am_count_deferred(int delta) {
   am_->deferred.store(am_->deferred.load(std::memory_order_relaxed) + static_cast<uint32_t>(delta),
                       std::memory_order_relaxed);
-  ci_->am_work().fetch_add(static_cast<std::size_t>(static_cast<std::ptrdiff_t>(delta)),
-                           std::memory_order_relaxed);
+  progress::count(ci_->am_work(), delta);
 }
 
 bool Window::am_advance_target(am::Endpoint& ep) {

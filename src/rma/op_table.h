@@ -21,6 +21,7 @@ namespace osprey::rma {
 
 struct TargetElem;
 
+// reset() (op_table.cc) sets every field: a new field goes there too.
 struct OpElem {
   OpElem* next = nullptr;
   TargetElem* target = nullptr;
@@ -62,6 +63,7 @@ struct OpElem {
   std::vector<char> staged;  // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool
+  void reset();           // to a new operation's state
 };
 
 struct TargetElem {

@@ -143,6 +143,9 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
 constexpr uint32_t kBatchedOpMax = 1024;
 constexpr uint32_t kBatchedGetMax = 64 * 1024;
 constexpr uint32_t kBatchReplyMax = 256 * 1024;
+// Replies with at most this much data are received into a receive posted after the request
+// went (am_origin.cc, am_send); longer ones into one posted before.
+constexpr uint64_t kLateReplyMax = 256;
 // Whether the `bytes` that `gets` batched gets return are gathered by the host straight from
 // window memory and scattered straight into the origin's buffers (a host datatype over the
 // pieces on each side), rather than copied into the reply and out of it: for large batches of
