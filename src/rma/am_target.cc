@@ -49,6 +49,16 @@ Body parse(const am::Request& r, const char* msg) {
   return b;
 }
 
+// The category and operations of a target type a request describes: the origin checked the
+// operation, these only keep it whole. Computed once: op_mask loops over every operation.
+constexpr uint16_t kIntegerOps = dt::op_mask(dt::Category::kInteger);
+constexpr uint16_t kNoOps = dt::op_mask(dt::Category::kNone);
+void set_category(dt::TypeInfo& t) {
+  const bool none = t.repr == dt::Repr::kNone;
+  t.cat = none ? dt::Category::kNone : dt::Category::kInteger;
+  t.ops = none ? kNoOps : kIntegerOps;
+}
+
 bool reply_inline(uint64_t bytes) {
   return bytes <= config().eager_limit;
 }
@@ -252,8 +262,7 @@ Status Window::am_target_type(const am::Request& r, OriginState& os, dt::TypeInf
   t->repr = static_cast<dt::Repr>(r.repr);
   t->elem_size = r.elem_size;
   t->size = r.tcount ? static_cast<MPI_Count>(r.bytes) / r.tcount : 0;
-  t->cat = t->repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
-  t->ops = dt::op_mask(t->cat);  // the origin checked the operation; this only keeps it whole
+  set_category(*t);
   if (t->dense) {
     t->extent = t->size;
     t->true_extent = t->size;
@@ -322,8 +331,7 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
     t.repr = static_cast<dt::Repr>(b.repr);
     t.elem_size = b.elem_size;
     t.size = t.extent = t.true_extent = b.bytes;
-    t.cat = t.repr == dt::Repr::kNone ? dt::Category::kNone : dt::Category::kInteger;
-    t.ops = dt::op_mask(t.cat);
+    set_category(t);
     TargetView view = self;
     view.dynamic = b.dynamic != 0;
     uint64_t where = b.where;
