@@ -115,6 +115,9 @@ inline const TypeInfo* lookup(MPI_Datatype t, Status* err) {
 // given twice (a freed handle the host reuses gets a new TypeInfo and a new id).
 uint64_t next_type_id();
 
+// Drops what is cached for t, which is about to be freed (its handle may then be reused).
+void forget(MPI_Datatype t);
+
 // Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
 // datatype meanwhile).
 void retain(const TypeInfo* t);

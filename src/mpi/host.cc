@@ -47,6 +47,7 @@ Functions load() {
   resolve(f.win_call_errhandler, "PMPI_Win_call_errhandler");
   resolve(f.alloc_mem, "PMPI_Alloc_mem");
   resolve(f.free_mem, "PMPI_Free_mem");
+  resolve(f.type_free, "PMPI_Type_free");
   return f;
 }
 

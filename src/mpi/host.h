@@ -23,6 +23,7 @@ struct Functions {
   int (*win_call_errhandler)(MPI_Win, int);
   int (*alloc_mem)(MPI_Aint, MPI_Info, void*);
   int (*free_mem)(void*);
+  int (*type_free)(MPI_Datatype*);
 };
 
 // Resolved on first use; aborts with a message if the host library cannot be found.
