@@ -6,10 +6,11 @@ peer, over the pairs whose placement did not change. For one-off questions; benc
 the whole suite.
 
   bench/compare.py [--pairs 5] [--np 2] [--build build] [--openmpi] [--am] [--baseline DIR]
-                   -- <benchmark> [args]
+                   [--tcp] -- <benchmark> [args]
 
 <benchmark> is a name in build/bench (e.g. rma_latency -s fence -o put -M 8). Node path by
-default: osprey against MPICH (and Open MPI with --openmpi); --am: the message path.
+default: osprey against MPICH (and Open MPI with --openmpi); --am: the message path; --tcp: the
+message path with both engines' messages over loopback TCP.
 --baseline DIR: also osprey as built in DIR (e.g. a worktree of an earlier commit), preloaded
 into the same benchmark binaries, for before/after comparisons of a change."""
 import argparse
@@ -29,6 +30,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--openmpi", action="store_true", help="also run <benchmark>.openmpi")
     ap.add_argument("--am", action="store_true", help="the message path")
+    ap.add_argument("--tcp", action="store_true", help="the message path over loopback TCP")
     ap.add_argument("--baseline", help="build folder of the osprey to compare against")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -36,11 +38,11 @@ def main():
     baseline = os.path.abspath(a.baseline) if a.baseline else None
     if not cmd:
         ap.error("no benchmark command")
-    section = "message" if a.am else "node"
+    section = "network" if a.tcp else "message" if a.am else "node"
     names = [engines.OSPREY[section]] + [p for p in engines.PEERS[section]
                                          if p != "openmpi" or a.openmpi]
     if baseline:
-        names.insert(1, "baseline_am" if a.am else "baseline")
+        names.insert(1, "baseline_tcp" if a.tcp else "baseline_am" if a.am else "baseline")
     pairs = []
     for i in range(a.pairs):
         before, _ = engines.probe(a.build)

@@ -10,16 +10,21 @@ An engine is the MPI that launches the binary plus what answers its RMA calls:
   osprey_ompi   osprey preloaded under Open MPI         (mpiexec.openmpi, <bench>.openmpi)
   host_nolocal  MPICH's RMA with its shared-memory path off (MPIR_CVAR_NOLOCAL=1)
   osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)
+  host_tcp      MPICH's RMA with every message over loopback TCP (MPIR_CVAR_NOLOCAL=1,
+                UCX_TLS=tcp,self): ranks as on nodes joined by a network
+  osprey_tcp    osprey's message path over the same loopback TCP
   baseline      osprey from another build (an earlier commit), preloaded the same way
-  baseline_am   the same with OSPREY_TRANSPORT=am"""
+  baseline_am   the same with OSPREY_TRANSPORT=am
+  baseline_tcp  the same over loopback TCP, as osprey_tcp"""
 import os
 import re
 import shutil
 import subprocess
 
-PEERS = {"node": ["host", "openmpi"], "message": ["host_nolocal"],
+PEERS = {"node": ["host", "openmpi"], "message": ["host_nolocal"], "network": ["host_tcp"],
          "openmpi": ["openmpi", "openmpi_default"]}
-OSPREY = {"node": "osprey", "message": "osprey_am", "openmpi": "osprey_ompi"}
+OSPREY = {"node": "osprey", "message": "osprey_am", "network": "osprey_tcp",
+          "openmpi": "osprey_ompi"}
 LABELS = {
     "host": "MPICH",
     "osprey": "osprey",
@@ -28,8 +33,11 @@ LABELS = {
     "osprey_ompi": "osprey (Open MPI host)",
     "host_nolocal": "MPICH (NOLOCAL)",
     "osprey_am": "osprey (am)",
+    "host_tcp": "MPICH (TCP)",
+    "osprey_tcp": "osprey (TCP)",
     "baseline": "baseline",
     "baseline_am": "baseline (am)",
+    "baseline_tcp": "baseline (TCP)",
 }
 # Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here; sm is
 # its fastest on a node and pt2pt covers the flavors sm cannot. Binding off, as under MPICH's
@@ -91,10 +99,12 @@ def command(engine, np, argv, build, baseline=None):
     cmd = [mpiexec("mpich"), "-n", str(np)]
     if engine.startswith(("osprey", "baseline")):
         cmd += ["-genv", "LD_PRELOAD", lib]
-    if engine.endswith("_am"):
+    if engine.endswith(("_am", "_tcp")):
         env["OSPREY_TRANSPORT"] = "am"
-    if engine == "host_nolocal":
+    if engine in ("host_nolocal", "host_tcp", "osprey_tcp", "baseline_tcp"):
         env["MPIR_CVAR_NOLOCAL"] = "1"
+    if engine.endswith("_tcp"):
+        env["UCX_TLS"] = "tcp,self"
     return cmd + [binary] + argv[1:], env
 
 
@@ -129,6 +139,15 @@ def probe(build):
                          text=True, check=True).stdout
     one_way = float(re.search(r"PROBE \S+ ([\d.]+)", out).group(1))
     return one_way, parse(out).get(("cacheline_round_trip", 8), 2 * one_way / 1000)
+
+
+def p2p_round_trip(build):
+    """The host MPI's own 8-byte MPI_Send/MPI_Recv round trip in us (MPICH, no osprey), or
+    None if it could not be measured."""
+    cmd, env = command("host", 2, ["host_calls"], build)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    half = parse(p.stdout).get(("call_pingpong", 8))
+    return 2 * half if half else None
 
 
 def placement(ns):

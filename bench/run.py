@@ -52,6 +52,16 @@ def suite(quick):
     for np in [2, 3, 4] if not quick else [2, 3]:
         node.append(("node", np, ["pscw_sync"]))
         message.append(("message", np, ["pscw_sync"]))
+    # The message path where ranks are joined by a network: both engines' messages over loopback
+    # TCP (MPICH's own RMA included, which with MPIR_CVAR_NOLOCAL=1 alone still reaches window
+    # memory through UCX's shared-memory transports).
+    network = []
+    for sync in ["flush", "lock", "fence", "pscw"] if not quick else ["flush"]:
+        network.append(("network", 2, ["rma_latency", "-f", "allocate", "-s", sync]))
+    for sync in ["flush", "fence"] if not quick else ["flush"]:
+        network.append(("network", 2, ["rma_bw", "-f", "allocate", "-s", sync]))
+    if not quick:
+        network.append(("network", 3, ["pscw_sync"]))
     # More ranks than cores: fence, PSCW and issue 12's lock_all loop (sync_mix) at 8 ranks on
     # a 2-core machine measure how waits hand the CPU to the rank they wait for.
     if not quick:
@@ -75,7 +85,12 @@ def suite(quick):
             ompi.append(("openmpi", 2, ["rma_bw", "-f", flavor, "-s", sync]))
     if not quick:
         ompi.append(("openmpi", 3, ["pscw_sync"]))
-    return node + message + ompi
+        # Under one launcher and one type constructor: posting at 8 ranks (MPICH's launcher
+        # gives every rank a CPU share of its own, docs/NOTES.md) and fresh derived types (each
+        # engine builds them with its own host's constructor).
+        ompi.append(("openmpi", 8, ["post_scaling", "-b", "32"]))
+        ompi.append(("openmpi", 2, ["noncontig", "-z", "8x64,128x256"]))
+    return node + message + network + ompi
 
 
 def build(build_dir):
@@ -98,8 +113,15 @@ def build(build_dir):
 
 def measure(configs, pairs, build_dir, rows, failures):
     """Runs each configuration `pairs` times per engine, alternating the order pair by pair."""
-    probes = []
+    probes, p2p = [], []
     for n, (section, np, argv) in enumerate(configs):
+        if section == "message" and np == 2:
+            # The floor of any operation that waits for an answer on the message path: the
+            # host's own point-to-point round trip, in the placement of the moment.
+            one_way, _ = engines.probe(build_dir)
+            rt = engines.p2p_round_trip(build_dir)
+            if rt:
+                p2p.append((one_way, rt))
         names = [engines.OSPREY[section]] + engines.PEERS[section]
         names = [e for e in names if engines.available(e, build_dir)]
         label = f"{section} np={np} {' '.join(argv)}"
@@ -123,6 +145,9 @@ def measure(configs, pairs, build_dir, rows, failures):
     for one_way, rt in probes:
         rows.append(["reference", "cacheline_probe", 2, "machine", 0, engines.placement(one_way),
                      "cacheline_round_trip", 8, rt])
+    for one_way, rt in p2p:
+        rows.append(["reference", "host_calls", 2, "machine", 0, engines.placement(one_way),
+                     "p2p_round_trip", 8, rt])
 
 
 def sh(cmd):
