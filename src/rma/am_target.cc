@@ -315,7 +315,9 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 // reply's status tells its error).
 void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
                           std::vector<am::Piece>* gets) {
-  static const char zeros[am::kBatchedGetMax] = {};
+  // Not const: a megabyte of zeros in .bss costs nothing until read, in .rodata it would
+  // be a megabyte of the library file.
+  static char zeros[am::kBatchedGetMax];
   const TargetView self = self_view();
   std::vector<char>& operand = am_->scratch_operand;
   for (uint64_t at = 0; at < bytes;) {

@@ -141,8 +141,8 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
 // own: the batch copies their data twice more). Gets up to kBatchedGetMax, as long as the
 // reply of one batch stays within kBatchReplyMax.
 constexpr uint32_t kBatchedOpMax = 1024;
-constexpr uint32_t kBatchedGetMax = 64 * 1024;
-constexpr uint32_t kBatchReplyMax = 256 * 1024;
+constexpr uint32_t kBatchedGetMax = 1024 * 1024;
+constexpr uint32_t kBatchReplyMax = 4 * 1024 * 1024;
 // Replies with at most this much data are received into a receive posted after the request
 // went (am_origin.cc, am_send); longer ones into one posted before.
 constexpr uint64_t kLateReplyMax = 256;
