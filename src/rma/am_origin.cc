@@ -326,6 +326,8 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
     r.batch_bytes = static_cast<uint32_t>(batch);
     r.batch_reply = batch_reply;
   }
+  const bool batch_payload = !op->batch_puts.empty();
+  if (batch_payload) r.flags |= am::kBatchPayload;
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (r.flags & am::kTypeStore) {  // the request goes now: the target's slot will hold it
@@ -333,7 +335,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
     slots.ids[r.type_slot] = op->ttype->id;
     slots.next = (r.type_slot + 1u) % am::kLayoutSlots;
   }
-  if (op->expects_reply || separate_data || separate_layout) {
+  if (op->expects_reply || separate_data || separate_layout || batch_payload) {
     op->tags = ep.new_tags();
     r.reply_tag = op->expects_reply ? op->tags : 0;
     r.data_tag = op->tags + 1;
@@ -365,6 +367,15 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
     dt::pack(msg.data() + at, op->origin, op->ocount, *op->otype);
   std::memcpy(msg.data(), &r, sizeof r);
   ep.send_built(te->rank, std::move(msg));
+  if (batch_payload) {
+    // On the data tag ahead of the carrier's own payload: the target receives them in order.
+    std::vector<am::Piece>& pieces = am_->scratch_pieces;
+    pieces.clear();
+    for (const OpElem* p : op->batch_puts)
+      pieces.push_back({static_cast<const char*>(p->origin) + p->otype->true_lb, p->bytes});
+    op->batch_payload = am::Transfer::send(ep.comm(), te->rank, op->tags + 1, pieces.data(),
+                                           static_cast<int>(pieces.size()));
+  }
   if (late_reply) am_expect_reply(te, op);
   if (separate_layout) {
     op->layout.assign(layout.begin(), layout.end());
@@ -382,9 +393,18 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
 
 namespace {
 
+// Whether op may ride in another request's batch by reference: a put of dense data too large
+// to copy into the request (packet.h, BatchedOp::separate).
+bool by_reference(const OpElem* op) {
+  return op->kind == Kind::kPut && op->bytes > am::kBatchedOpMax &&
+         op->bytes <= am::kBatchedPutMax && op->otype->dense && op->ttype->dense &&
+         op->ttype->true_lb >= 0 && op->user_request == MPI_REQUEST_NULL;
+}
+
 // Whether op may ride in another request's batch (packet.h, BatchedOp).
 bool batchable(const OpElem* op) {
   if (op->kind != Kind::kPut && op->kind != Kind::kAcc && op->kind != Kind::kGet) return false;
+  if (by_reference(op)) return true;
   const uint32_t max = op->kind == Kind::kGet ? am::kBatchedGetMax : am::kBatchedOpMax;
   return op->bytes && op->bytes <= max && op->ttype->dense && op->ttype->true_lb >= 0 &&
          op->user_request == MPI_REQUEST_NULL;
@@ -397,7 +417,7 @@ bool same_gate(const OpElem* a, const OpElem* b) {
 }
 
 uint64_t record_bytes(const OpElem* o) {
-  return am::batched_record_bytes(o->kind, static_cast<uint32_t>(o->bytes));
+  return am::batched_record_bytes(o->kind, static_cast<uint32_t>(o->bytes), by_reference(o));
 }
 
 }  // namespace
@@ -414,11 +434,13 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
   OpElem* o = first;
   OpElem* prev = nullptr;
   std::size_t bytes = 0;
-  uint64_t gets = 0;
+  uint64_t gets = 0, separate = 0;
   while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
-         (o->kind != Kind::kGet || gets + o->bytes <= am::kBatchReplyMax)) {
+         (o->kind != Kind::kGet || gets + o->bytes <= am::kBatchReplyMax) &&
+         (!by_reference(o) || separate + o->bytes <= am::kBatchPayloadMax)) {
     bytes += record_bytes(o);
     if (o->kind == Kind::kGet) gets += o->bytes;
+    if (by_reference(o)) separate += o->bytes;
     prev = o;
     o = o->next;
   }
@@ -430,12 +452,15 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     if (!same_gate(o, first) || !fits) o = prev;
   }
   std::vector<OpElem*>& batched_gets = am_->scratch_gets;
+  std::vector<OpElem*>& batched_puts = am_->scratch_puts;
   batched_gets.clear();
+  batched_puts.clear();
   uint64_t reply_bytes = 0;
   for (OpElem* b = first; b != o; b = b->next) {
     const std::size_t at = msg.size();
     const uint32_t n = static_cast<uint32_t>(b->bytes);
-    msg.resize(at + am::batched_record_bytes(b->kind, n));
+    b->by_reference = by_reference(b);
+    msg.resize(at + am::batched_record_bytes(b->kind, n, b->by_reference));
     am::BatchedOp rec{};
     rec.kind = b->kind;
     rec.op = static_cast<uint8_t>(b->op);
@@ -444,11 +469,14 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     rec.elem_size = b->ttype->elem_size;
     rec.where = b->where + static_cast<uint64_t>(b->ttype->true_lb);
     rec.bytes = n;
+    rec.separate = b->by_reference ? 1 : 0;
     char* p = msg.data() + at;
     std::memcpy(p, &rec, sizeof rec);
     if (b->kind == Kind::kGet) {
       batched_gets.push_back(b);
       reply_bytes += n;
+    } else if (b->by_reference) {
+      batched_puts.push_back(b);
     } else {
       if (b->otype->dense)
         std::memcpy(p + sizeof rec, static_cast<const char*>(b->origin) + b->otype->true_lb, n);
@@ -460,6 +488,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
   }
   *reply = static_cast<uint32_t>(reply_bytes);
   o->batch_gets.assign(batched_gets.begin(), batched_gets.end());
+  o->batch_puts.assign(batched_puts.begin(), batched_puts.end());
   return o;
 }
 
@@ -535,7 +564,7 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o->state = OpElem::State::kIssued;
       o->expects_reply = false;
       o->seq = carrier->seq;
-      o->in_batch = o->kind == Kind::kGet;
+      o->in_batch = o->kind == Kind::kGet || o->by_reference;
       --te->pending;
     }
     --te->pending;
@@ -581,7 +610,7 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
 bool Window::am_test(OpElem* op) {
   if (op->in_batch) return false;  // its carrier completes and frees it
   if (op->state != OpElem::State::kIssued) return op->state == OpElem::State::kDone;
-  if (!op->payload.test() || !op->layout_send.test()) return false;
+  if (!op->payload.test() || !op->layout_send.test() || !op->batch_payload.test()) return false;
   if (op->expects_reply && !op->reply_seen) {
     if (!op->reply_in.test()) return false;
     op->reply_seen = true;
@@ -593,19 +622,23 @@ bool Window::am_test(OpElem* op) {
   // The target answers an origin's requests in order: a reply to the latest request means
   // everything sent to it is complete there.
   if (op->expects_reply && op->seq == op->target->sent) op->target->unacked = false;
+  for (OpElem* p : op->batch_puts)
+    am_complete(p);
   am_complete(op);
   return true;
 }
 
 void Window::am_reap(TargetElem* te) {
   for (OpElem* o = te->head; o;) {
-    OpElem* next = o->next;  // the gets o completes come before it
+    OpElem* next = o->next;  // the operations o completes come before it
     if (am_test(o)) {
-      for (OpElem* g : o->batch_gets) {
-        am_->table.unlink(te, g);
-        am_->table.free_op(g);
+      for (std::vector<OpElem*>* members : {&o->batch_gets, &o->batch_puts}) {
+        for (OpElem* m : *members) {
+          am_->table.unlink(te, m);
+          am_->table.free_op(m);
+        }
+        members->clear();
       }
-      o->batch_gets.clear();
       am_->table.unlink(te, o);
       am_->table.free_op(o);
     }

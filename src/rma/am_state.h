@@ -24,7 +24,7 @@ namespace osprey::rma {
 
 // A request the target could not finish when it arrived (see Window::am_execute).
 struct Deferred {
-  enum class Stage : uint8_t { kGate, kLayout, kPayload, kRun, kRetire };
+  enum class Stage : uint8_t { kGate, kLayout, kBatchData, kPayload, kRun, kRetire };
   const char* msg = nullptr;  // in the receive slot, or in `copy` once the request waits
   std::vector<char> copy;     // a waiting request's own copy (the slot takes the next one)
   std::size_t n = 0;
@@ -35,6 +35,12 @@ struct Deferred {
   std::vector<char> data;    // a payload that came separately (accumulates)
   bool layout_posted = false;
   bool payload_posted = false;
+  am::Transfer batch_in;  // batched puts' data (kBatchPayload), scattered into the window
+  // Where it lands instead when its places overlap, then copied in order to batch_places (a
+  // receive datatype may not overlap itself), and where puts out of range land.
+  std::vector<char> discard;
+  std::vector<am::Piece> batch_places;
+  bool batch_posted = false;
   am::Buffer reply;               // the reply being built: batched gets' data, then the operation's
   std::vector<am::Piece> pieces;  // batched gets' data sent from window memory (else in reply)
   bool replied = false;           // the operation answered the origin itself
@@ -80,6 +86,7 @@ struct AmState {
   std::vector<char> scratch_layout;
   std::vector<char> scratch_operand, scratch_old;
   std::vector<OpElem*> scratch_gets;      // the gets batched in the request being issued
+  std::vector<OpElem*> scratch_puts;      // the puts it carries by reference
   std::vector<am::Piece> scratch_pieces;  // where a reply scatters
   // Requests waiting in origin queues; changed under mu, read without it too (a hint to the
   // progress engine, see Window::am_may_have_work).

@@ -59,6 +59,18 @@ void set_category(dt::TypeInfo& t) {
   t.ops = none ? kNoOps : kIntegerOps;
 }
 
+// Whether any two pieces share a byte (pieces without a place share none).
+bool overlapping(const std::vector<am::Piece>& pieces) {
+  std::vector<std::pair<const char*, const char*>> spans;
+  spans.reserve(pieces.size());
+  for (const am::Piece& x : pieces)
+    if (x.p) spans.emplace_back(static_cast<const char*>(x.p), static_cast<const char*>(x.p) + x.n);
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second) return true;
+  return false;
+}
+
 bool reply_inline(uint64_t bytes) {
   return bytes <= config().eager_limit;
 }
@@ -171,6 +183,7 @@ bool Window::am_advance_target(am::Endpoint& ep) {
 // explicit stages, each of which may wait (returning false) and resumes where it stopped:
 //   kGate       its lock, fence epoch or PSCW epoch at this target
 //   kLayout     a target layout that follows as a separate message
+//   kBatchData  the data of batched puts by reference, scattered into place
 //   kPayload    a payload that follows as a separate message
 //   kRun        the operation itself (and its reply)
 //   kRetire     the end of the origin's epoch it may carry (unlock, PSCW complete) waits until
@@ -185,6 +198,10 @@ bool Window::am_execute(am::Endpoint& ep, int src, OriginState& os, Deferred& d)
       [[fallthrough]];
     case S::kLayout:
       if (!am_await_layout(ep, src, os, r, d)) return false;
+      d.stage = S::kBatchData;
+      [[fallthrough]];
+    case S::kBatchData:
+      if (!am_await_batch(ep, src, os, r, d)) return false;
       d.stage = S::kPayload;
       [[fallthrough]];
     case S::kPayload:
@@ -324,20 +341,13 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
     am::BatchedOp b;
     std::memcpy(&b, p + at, sizeof b);
     const char* data = p + at + sizeof b;
-    at += am::batched_record_bytes(b.kind, b.bytes);
-    if (!b.bytes) continue;
-    dt::TypeInfo& t = am_->scratch_type;  // one dense run of b.bytes
-    t.blocks.assign(1, dt::Block{0, static_cast<MPI_Aint>(b.bytes)});
-    t.dense = true;
-    t.true_lb = 0;
-    t.repr = static_cast<dt::Repr>(b.repr);
-    t.elem_size = b.elem_size;
-    t.size = t.extent = t.true_extent = b.bytes;
-    set_category(t);
-    TargetView view = self;
-    view.dynamic = b.dynamic != 0;
-    uint64_t where = b.where;
-    Status st = check_where(view, &where, 1, t);
+    at += am::batched_record_bytes(b.kind, b.bytes, b.separate);
+    // A put by reference landed with the batch payload, its error told then (am_await_batch).
+    if (!b.bytes || b.separate) continue;
+    TargetView view;
+    uint64_t where;
+    Status st = am_place(self, b, &view, &where);
+    dt::TypeInfo& t = am_->scratch_type;
     if (b.kind == Kind::kGet) {
       gets->push_back({st.ok() ? direct_address(view, where) : zeros, b.bytes});
     } else if (st.ok() && b.kind == Kind::kPut) {
@@ -362,6 +372,82 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
     }
     if (!st.ok() && !os.error) os.error = st.cls;
   }
+}
+
+// Where the bytes of batched record b lie in this window (checked as for a request of its own):
+// *view and *where as check_where leaves them, am_->scratch_type a dense run of b.bytes.
+Status Window::am_place(const TargetView& self, const am::BatchedOp& b, TargetView* view,
+                        uint64_t* where) {
+  dt::TypeInfo& t = am_->scratch_type;
+  t.blocks.assign(1, dt::Block{0, static_cast<MPI_Aint>(b.bytes)});
+  t.dense = true;
+  t.true_lb = 0;
+  t.repr = static_cast<dt::Repr>(b.repr);
+  t.elem_size = b.elem_size;
+  t.size = t.extent = t.true_extent = b.bytes;
+  set_category(t);
+  *view = self;
+  view->dynamic = b.dynamic != 0;
+  *where = b.where;
+  return check_where(*view, where, 1, t);
+}
+
+// The data of the puts a request's batch carries by reference (kBatchPayload): one message,
+// scattered by the host straight into their places, before the batch runs and before the
+// carrier's own payload (both come on data_tag, in that order). A put out of range lands in a
+// buffer of its own and its error waits for the next acknowledgement, as a batched put's does.
+// Places that overlap (a benchmark putting the same bytes again and again) are received into
+// one buffer and copied in order: a receive datatype may not overlap itself.
+bool Window::am_await_batch(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                            Deferred& d) {
+  if (!(r.flags & am::kBatchPayload)) return true;
+  if (!d.batch_posted) {
+    d.batch_posted = true;
+    const TargetView self = self_view();
+    std::vector<am::Piece>& places = d.batch_places;  // in record order; out of range: nullptr
+    places.clear();
+    std::size_t total = 0, lost = 0;
+    const char* p = d.msg + sizeof(am::Request);
+    for (uint64_t at = 0; at < r.batch_bytes;) {
+      am::BatchedOp b;
+      std::memcpy(&b, p + at, sizeof b);
+      at += am::batched_record_bytes(b.kind, b.bytes, b.separate);
+      if (!b.separate) continue;
+      TargetView view;
+      uint64_t where;
+      const Status st = am_place(self, b, &view, &where);
+      if (!st.ok() && !os.error) os.error = st.cls;
+      places.push_back({st.ok() ? direct_address(view, where) : nullptr, b.bytes});
+      total += b.bytes;
+      lost += st.ok() ? 0 : b.bytes;
+    }
+    if (overlapping(places)) {
+      d.discard.resize(total);
+      d.batch_in = am::Transfer::receive(ep.comm(), src, r.data_tag, d.discard.data(), total);
+    } else {
+      // Straight into place; what is out of range lands in a buffer, each piece apart.
+      d.discard.resize(lost);
+      std::vector<am::Piece>& pieces = am_->scratch_pieces;
+      pieces.assign(places.begin(), places.end());
+      std::size_t off = 0;
+      for (am::Piece& x : pieces)
+        if (!x.p) {
+          x.p = d.discard.data() + off;
+          off += x.n;
+        }
+      d.batch_in = am::Transfer::receive(ep.comm(), src, r.data_tag, pieces.data(),
+                                         static_cast<int>(pieces.size()));
+      places.clear();  // nothing to copy afterwards
+    }
+  }
+  if (!d.batch_in.test()) return false;
+  const char* from = d.discard.data();
+  for (const am::Piece& x : d.batch_places) {  // in record order: the last put to a place wins
+    if (x.p) std::memmove(const_cast<void*>(x.p), from, x.n);
+    from += x.n;
+  }
+  d.batch_places.clear();
+  return true;
 }
 
 // Answers request r with the reply built in d.reply (batched gets' data, or where it lies in

@@ -175,13 +175,14 @@ void OpElem::reset() {
   expects_reply = reply_seen = false;
   tags = 0;
   seq = 0;
-  for (am::Transfer* x : {&payload, &layout_send, &reply_in, &reply_data})
+  for (am::Transfer* x : {&payload, &layout_send, &reply_in, &reply_data, &batch_payload})
     if (!x->idle()) *x = am::Transfer{};
   layout.clear();
   reply.clear();
   batch_gets.clear();
+  batch_puts.clear();
   batch_reply = 0;
-  in_batch = scattered = false;
+  in_batch = scattered = by_reference = false;
   staged.clear();
   user_request = MPI_REQUEST_NULL;
   embedded = false;

@@ -45,22 +45,27 @@ struct OpElem {
   // Progress.
   enum class State : uint8_t { kPending, kIssued, kDone } state = State::kPending;
   bool expects_reply = false;
-  bool reply_seen = false;   // the reply header arrived and was read
-  int tags = 0;              // reply on tags, reply data / separate payload on tags + 1
-  uint64_t seq = 0;          // position among the requests sent to its target
-  am::Transfer payload;      // a separate payload, from origin memory
-  am::Transfer layout_send;  // a separate target layout
-  am::Transfer reply_in;     // the reply header (and inline data)
-  am::Transfer reply_data;   // reply data that comes separately, into origin memory
-  std::vector<char> layout;  // a layout sent separately
-  am::Buffer reply;          // reply header and inline data (batched gets' data first)
+  bool reply_seen = false;     // the reply header arrived and was read
+  int tags = 0;                // reply on tags, reply data / separate payload on tags + 1
+  uint64_t seq = 0;            // position among the requests sent to its target
+  am::Transfer payload;        // a separate payload, from origin memory
+  am::Transfer layout_send;    // a separate target layout
+  am::Transfer reply_in;       // the reply header (and inline data)
+  am::Transfer reply_data;     // reply data that comes separately, into origin memory
+  am::Transfer batch_payload;  // the data of the puts in this request's batch by reference
+  std::vector<char> layout;    // a layout sent separately
+  am::Buffer reply;            // reply header and inline data (batched gets' data first)
   // Gets that rode in this request's batch (packet.h, BatchedOp): their data comes first in
   // this operation's reply, batch_reply bytes in all; this operation completes them.
   std::vector<OpElem*> batch_gets;
+  // Puts that rode in its batch by reference (packet.h, BatchedOp::separate): their data went
+  // in batch_payload; this operation completes them once it is sent.
+  std::vector<OpElem*> batch_puts;
   uint32_t batch_reply = 0;
-  bool in_batch = false;     // a get in another request's batch: completed by that request
-  bool scattered = false;    // its reply put the batched gets' data in place itself
-  std::vector<char> staged;  // packed origin data for a separate payload, when not dense
+  bool in_batch = false;      // in another request's batch: completed by that request
+  bool by_reference = false;  // a put in a batch whose data goes in the batch payload
+  bool scattered = false;     // its reply put the batched gets' data in place itself
+  std::vector<char> staged;   // packed origin data for a separate payload, when not dense
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool
   void reset();           // to a new operation's state

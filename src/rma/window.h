@@ -325,6 +325,10 @@ class Window {
                        Deferred& d);
   bool am_await_payload(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
                         Deferred& d);
+  bool am_await_batch(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                      Deferred& d);
+  Status am_place(const TargetView& self, const am::BatchedOp& b, TargetView* view,
+                  uint64_t* where);
   // The target datatype a request describes: its origin's layout slot, or a dense type.
   Status am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out);
   void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);

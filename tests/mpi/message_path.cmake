@@ -39,6 +39,12 @@ osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
 osprey_mpi_test(am_get_batch mpi/am_get_batch.c)
 osprey_mpi_variant(credits.am_get_batch am_get_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_get_batch am_get_batch MODES am NP 3 ENV ${_tiny_pools})
+# Puts batched by reference: every size around the limits and every synchronization, data and
+# the gaps between places checked byte by byte, the same place put twice, origin buffers reused
+# after flush_local, an error among good puts; also with the smallest credits and pools.
+osprey_mpi_test(am_put_batch mpi/am_put_batch.c)
+osprey_mpi_variant(credits.am_put_batch am_put_batch MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(pool1.am_put_batch am_put_batch MODES am NP 3 ENV ${_tiny_pools})
 # Batched gets whose origin ranges overlap: the reply is copied, never scattered by the host
 # through a receive type with overlapping entries.
 osprey_mpi_test(am_get_same_buffer mpi/am_get_same_buffer.c)

@@ -52,6 +52,7 @@ enum : uint16_t {
   kTypeCached = 1 << 11,     // the target layout is the one in layout slot type_slot
   kBatched = 1 << 12,        // short operations queued before this one come first (BatchedOp)
   kFenceMark = 1 << 13,      // the sender's last request of fence epoch `epoch` to the receiver
+  kBatchPayload = 1 << 14,   // batched puts' data follows on data_tag, ahead of this one's own
 };
 
 // Target layouts travel once per window and target: the target keeps them in kLayoutSlots
@@ -122,6 +123,11 @@ constexpr std::size_t kCompactDataMax = 40;
 // and in front of the carrier's own data (Request::batch_reply bytes; a get that failed
 // returns zeros and its error is the reply's status). One request, one credit and one reply
 // then serve a whole batch of small operations instead of one each.
+// Larger puts of dense data ride by reference (`separate`): their record carries no data, which
+// comes in one message on the request's data_tag (kBatchPayload), ahead of the carrier's own
+// payload, and the target's host scatters it straight into window memory before the batch
+// runs. A batch of them is then one request and one data message instead of a request and a
+// data message each.
 struct BatchedOp {
   Kind kind;  // kPut, kAcc or kGet
   uint8_t op;
@@ -130,12 +136,12 @@ struct BatchedOp {
   uint32_t elem_size;  // data bytes of one basic element
   uint64_t where;      // of the first data byte (the target type's lower bound included)
   uint32_t bytes;      // data bytes that follow the record (a get: that it reads)
-  uint32_t pad;
+  uint32_t separate;   // a put whose data is in the batch payload, not after the record
 };
 static_assert(sizeof(BatchedOp) == 24);
 // The bytes of a record of kind k with `data` bytes (no wrap for any `data`).
-constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
-  return sizeof(BatchedOp) + (k == Kind::kGet ? 0 : (uint64_t{data} + 7u) / 8u * 8u);
+constexpr uint64_t batched_record_bytes(Kind k, uint32_t data, bool separate = false) {
+  return sizeof(BatchedOp) + (k == Kind::kGet || separate ? 0 : (uint64_t{data} + 7u) / 8u * 8u);
 }
 // Puts and accumulates up to this size may be batched (larger ones are cheaper sent on their
 // own: the batch copies their data twice more). Gets up to kBatchedGetMax, as long as the
@@ -143,6 +149,10 @@ constexpr uint64_t batched_record_bytes(Kind k, uint32_t data) {
 constexpr uint32_t kBatchedOpMax = 1024;
 constexpr uint32_t kBatchedGetMax = 1024 * 1024;
 constexpr uint32_t kBatchReplyMax = 4 * 1024 * 1024;
+// Puts of dense data larger than kBatchedOpMax, up to this size, ride by reference, as long
+// as the batch payload stays within kBatchPayloadMax.
+constexpr uint32_t kBatchedPutMax = 1024 * 1024;
+constexpr uint32_t kBatchPayloadMax = 4 * 1024 * 1024;
 // Replies with at most this much data are received into a receive posted after the request
 // went (am_origin.cc, am_send); longer ones into one posted before.
 constexpr uint64_t kLateReplyMax = 256;

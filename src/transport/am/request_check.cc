@@ -13,7 +13,7 @@ namespace {
 
 constexpr uint16_t kKnownFlags = kLockShared | kLockExclusive | kUnlock | kFlush | kSeparateData |
                                  kSeparateLayout | kFenceEpoch | kPscwEpoch | kDynamic | kNoCheck |
-                                 kTypeStore | kTypeCached | kBatched | kFenceMark;
+                                 kTypeStore | kTypeCached | kBatched | kFenceMark | kBatchPayload;
 
 bool in_tag_range(int tag, int span) {
   return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
@@ -24,16 +24,26 @@ bool combines(Kind k) {
 }
 
 // The records of a batch fill exactly `bytes`, each is a put, accumulate or get that can run,
-// and the gets read `*gets` bytes in all.
-int check_batch(const char* p, uint64_t bytes, uint64_t* gets) {
+// the gets read `*gets` bytes in all and the puts by reference take `*separate` bytes of the
+// batch payload.
+int check_batch(const char* p, uint64_t bytes, uint64_t* gets, uint64_t* separate) {
   uint64_t at = 0;
   *gets = 0;
+  *separate = 0;
   while (at < bytes) {
     if (bytes - at < sizeof(BatchedOp)) return MPI_ERR_TRUNCATE;
     BatchedOp b;
     std::memcpy(&b, p + at, sizeof b);
     if (b.kind != Kind::kPut && b.kind != Kind::kAcc && b.kind != Kind::kGet) return MPI_ERR_INTERN;
     if (b.repr > static_cast<uint8_t>(dt::Repr::kBytes) || b.dynamic > 1) return MPI_ERR_INTERN;
+    if (b.separate > 1 || (b.separate && b.kind != Kind::kPut)) return MPI_ERR_INTERN;
+    if (b.separate) {
+      // The target scatters the batch payload into window memory, discarding what falls out
+      // of range through a buffer of kBatchedPutMax bytes.
+      if (b.bytes > kBatchedPutMax) return MPI_ERR_INTERN;
+      *separate += b.bytes;
+      if (*separate > kBatchPayloadMax) return MPI_ERR_INTERN;
+    }
     if (b.kind == Kind::kAcc) {
       if (b.op >= static_cast<uint8_t>(dt::Op::kInvalid)) return MPI_ERR_OP;
       if (b.elem_size == 0 || b.bytes % b.elem_size != 0) return MPI_ERR_TYPE;
@@ -45,7 +55,7 @@ int check_batch(const char* p, uint64_t bytes, uint64_t* gets) {
       *gets += b.bytes;
       if (*gets > kBatchReplyMax) return MPI_ERR_INTERN;
     }
-    const uint64_t rec = batched_record_bytes(b.kind, b.bytes);
+    const uint64_t rec = batched_record_bytes(b.kind, b.bytes, b.separate);
     if (rec > bytes - at) return MPI_ERR_TRUNCATE;
     at += rec;
   }
@@ -70,11 +80,15 @@ int check_request(const char* msg, std::size_t n) {
   if (r.flags & kBatched) {
     if (r.kind == Kind::kFence) return MPI_ERR_INTERN;
     if (r.batch_bytes > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
-    uint64_t gets = 0;
-    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes, &gets)) return cls;
+    uint64_t gets = 0, separate = 0;
+    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes, &gets, &separate))
+      return cls;
     // The gets' data goes back in the reply: there must be one, announced at its size.
     if (gets != r.batch_reply || (gets && !r.reply_tag)) return MPI_ERR_INTERN;
-  } else if (r.batch_bytes || r.batch_reply) {
+    // Puts by reference and a batch payload come together.
+    if ((separate != 0) != ((r.flags & kBatchPayload) != 0)) return MPI_ERR_INTERN;
+    if (separate && !in_tag_range(r.data_tag, 3)) return MPI_ERR_TAG;
+  } else if (r.batch_bytes || r.batch_reply || (r.flags & kBatchPayload)) {
     return MPI_ERR_INTERN;
   }
   if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return 0;

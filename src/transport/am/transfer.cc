@@ -120,6 +120,14 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces,
   return x;
 }
 
+Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n) {
+  Transfer x;
+  MPI_Datatype t = pieces_type(pieces, n);
+  PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, comm, &x.req_);
+  PMPI_Type_free(&t);  // a datatype may be freed while a send that uses it is pending
+  return x;
+}
+
 bool Transfer::test_host() {
   int done = 0;
   PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);

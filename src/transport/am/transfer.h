@@ -45,6 +45,7 @@ class Transfer {
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
                           const dt::TypeInfo& t);
   static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n);
+  static Transfer send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n);
 
   // Not started, or started and complete.
   bool idle() const { return req_ == MPI_REQUEST_NULL; }
