@@ -12,7 +12,8 @@ An engine is the MPI that launches the binary plus what answers its RMA calls:
   osprey_am     osprey with every target on the message path (OSPREY_TRANSPORT=am)
   host_tcp      MPICH's RMA with every message over loopback TCP (MPIR_CVAR_NOLOCAL=1,
                 UCX_TLS=tcp,self): ranks as on nodes joined by a network
-  osprey_tcp    osprey's message path over the same loopback TCP
+  osprey_tcp    osprey's message path over the same loopback TCP, its peers on other (pretend)
+                nodes (OSPREY_VIRTUAL_NODES=2)
   baseline      osprey from another build (an earlier commit), preloaded the same way
   baseline_am   the same with OSPREY_TRANSPORT=am
   baseline_tcp  the same over loopback TCP, as osprey_tcp"""
@@ -105,6 +106,8 @@ def command(engine, np, argv, build, baseline=None):
         env["MPIR_CVAR_NOLOCAL"] = "1"
     if engine.endswith("_tcp"):
         env["UCX_TLS"] = "tcp,self"
+        if engine != "host_tcp":  # osprey knows its peers are on other nodes, as they would be
+            env["OSPREY_VIRTUAL_NODES"] = "2"
     return cmd + [binary] + argv[1:], env
 
 

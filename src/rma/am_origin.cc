@@ -265,27 +265,41 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   const uint64_t result_bytes = returns_data(op->kind) ? op->bytes : 0;
   const bool inline_reply = reply_inline(result_bytes);
   const uint64_t own = inline_reply ? result_bytes : 0;
+  // The batched gets whose data comes in the reply; the others' comes alone (packet.h).
+  std::vector<OpElem*>& in_reply = am_->scratch_gets;
+  in_reply.clear();
+  op->reply_gets = 0;
+  for (OpElem* g : op->batch_gets)
+    if (!am::alone(op->request_flags, static_cast<uint32_t>(g->bytes))) {
+      in_reply.push_back(g);
+      op->reply_gets += static_cast<uint32_t>(g->bytes);
+    }
   // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
   // data into their buffers, then this operation's own data.
-  op->scattered = am::direct_reply(op->batch_reply, op->batch_gets.size()) &&
-                  std::all_of(op->batch_gets.begin(), op->batch_gets.end(),
+  op->scattered = am::direct_reply(op->reply_gets, in_reply.size()) &&
+                  std::all_of(in_reply.begin(), in_reply.end(),
                               [](const OpElem* g) { return g->otype->dense; }) &&
-                  !gets_overlap(op->batch_gets);
+                  !gets_overlap(in_reply);
   if (op->scattered) {
     op->reply.resize(sizeof(am::Reply) + own);
     std::vector<am::Piece>& pieces = am_->scratch_pieces;
     pieces.clear();
     pieces.push_back({op->reply.data(), sizeof(am::Reply)});
-    for (const OpElem* g : op->batch_gets)
+    for (const OpElem* g : in_reply)
       pieces.push_back({static_cast<const char*>(g->origin) + g->otype->true_lb, g->bytes});
     pieces.push_back({op->reply.data() + sizeof(am::Reply), own});
     op->reply_in = am::Transfer::receive(ep.comm(), te->rank, op->tags, pieces.data(),
                                          static_cast<int>(pieces.size()));
   } else {
-    op->reply.resize(sizeof(am::Reply) + op->batch_reply + own);
+    op->reply.resize(sizeof(am::Reply) + op->reply_gets + own);
     op->reply_in =
         am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
   }
+  // On the reply data tag in record order, ahead of this operation's own data.
+  for (const OpElem* g : op->batch_gets)
+    if (am::alone(op->request_flags, static_cast<uint32_t>(g->bytes)))
+      op->alone_in.push_back(am::Transfer::receive(
+          ep.comm(), te->rank, op->tags + 3, const_cast<void*>(g->origin), g->ocount, *g->otype));
   if (result_bytes && !inline_reply) {
     void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
     const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
@@ -328,6 +342,9 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   }
   const bool batch_payload = !op->batch_puts.empty();
   if (batch_payload) r.flags |= am::kBatchPayload;
+  // Toward another node large batched gets reply alone (packet.h, kBatchedGetAlone).
+  if (batch_reply && ci_->local_index(te->rank) < 0) r.flags |= am::kAloneGets;
+  op->request_flags = r.flags;
   if (separate_layout) r.flags |= am::kSeparateLayout;
   if (separate_data) r.flags |= am::kSeparateData;
   if (r.flags & am::kTypeStore) {  // the request goes now: the target's slot will hold it
@@ -586,16 +603,20 @@ void Window::am_complete(OpElem* op) {
 void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
   const char* data = op->reply.data() + sizeof(am::Reply);
   uint64_t left = rep.bytes;
-  if (op->batch_reply && left >= op->batch_reply) {
+  if (op->reply_gets && left >= op->reply_gets) {
     for (OpElem* g : op->batch_gets) {
-      if (op->scattered) continue;
+      if (op->scattered || am::alone(op->request_flags, static_cast<uint32_t>(g->bytes))) continue;
       dt::unpack(const_cast<void*>(g->origin), g->ocount, *g->otype, data);
       data += g->bytes;
     }
-    left -= op->batch_reply;
+    left -= op->reply_gets;
   }
+  // Gets whose data comes alone complete when it has come (am_test), if it comes at all.
+  if (!(rep.flags & am::kAloneData))
+    for (am::Transfer& x : op->alone_in)
+      x.cancel();
   for (OpElem* g : op->batch_gets)
-    am_complete(g);
+    if (!am::alone(op->request_flags, static_cast<uint32_t>(g->bytes))) am_complete(g);
   if (rep.status && !am_->error) am_->error = rep.status;
   if (!(rep.flags & am::kReplyData)) {
     op->reply_data.cancel();  // no data will come
@@ -619,6 +640,10 @@ bool Window::am_test(OpElem* op) {
     am_take_reply(op, *rep);
   }
   if (!op->reply_data.test()) return false;
+  for (am::Transfer& x : op->alone_in)
+    if (!x.test()) return false;
+  for (OpElem* g : op->batch_gets)
+    if (g->state != OpElem::State::kDone) am_complete(g);
   // The target answers an origin's requests in order: a reply to the latest request means
   // everything sent to it is complete there.
   if (op->expects_reply && op->seq == op->target->sent) op->target->unacked = false;

@@ -43,8 +43,10 @@ struct Deferred {
   bool batch_posted = false;
   am::Buffer reply;               // the reply being built: batched gets' data, then the operation's
   std::vector<am::Piece> pieces;  // batched gets' data sent from window memory (else in reply)
-  bool replied = false;           // the operation answered the origin itself
-  int status = 0;                 // error class of the operation
+  std::vector<am::Piece> alone;   // batched gets' data sent in messages of their own
+  bool alone_sent = false;
+  bool replied = false;  // the operation answered the origin itself
+  int status = 0;        // error class of the operation
 };
 
 // Target side: everything about one origin.

@@ -330,8 +330,8 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
 // Puts and accumulates answer nothing: the first error waits for the origin's next
 // acknowledgement. Gets name where their data lies, in `gets` (zeros for a get that fails: the
 // reply's status tells its error).
-void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
-                          std::vector<am::Piece>* gets) {
+void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes, uint16_t flags,
+                          std::vector<am::Piece>* gets, std::vector<am::Piece>* alone) {
   // Not const: a megabyte of zeros in .bss costs nothing until read, in .rodata it would
   // be a megabyte of the library file.
   static char zeros[am::kBatchedGetMax];
@@ -349,7 +349,8 @@ void Window::am_run_batch(OriginState& os, const char* p, uint32_t bytes,
     Status st = am_place(self, b, &view, &where);
     dt::TypeInfo& t = am_->scratch_type;
     if (b.kind == Kind::kGet) {
-      gets->push_back({st.ok() ? direct_address(view, where) : zeros, b.bytes});
+      (am::alone(flags, b.bytes) ? alone : gets)
+          ->push_back({st.ok() ? direct_address(view, where) : zeros, b.bytes});
     } else if (st.ok() && b.kind == Kind::kPut) {
       std::memcpy(direct_address(view, where), data, b.bytes);
     } else if (st.ok() && !dt::basic_type(t.repr, t.elem_size)) {
@@ -456,6 +457,7 @@ void Window::am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Requ
                       uint16_t flags, Deferred& d) {
   if (d.reply.empty()) d.reply = ep.buffer();
   if (d.reply.size() < sizeof(am::Reply)) d.reply.resize(sizeof(am::Reply));
+  if (d.alone_sent) flags |= am::kAloneData;
   if (d.pieces.empty())
     ep.send_reply(src, r.reply_tag, status, flags, std::move(d.reply));
   else
@@ -473,12 +475,22 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   // and ends the origin's epoch here: the lock is released then, and the memory may change
   // under the send. Else it is copied into the reply now.
   if (r.flags & am::kBatched)
-    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, &d.pieces);
+    am_run_batch(os, d.msg + sizeof(am::Request), r.batch_bytes, r.flags, &d.pieces, &d.alone);
+  // Large gets' data goes at once, each in a message of its own from where it lies (counted:
+  // the origin's epoch here ends only once they are sent), before this request's own data.
+  uint32_t in_reply = r.batch_reply;
+  for (const am::Piece& x : d.alone) {
+    ep.send_layout(src, r.data_tag + 2, x.p, static_cast<MPI_Count>(x.n), *dt::predefined(MPI_BYTE),
+                   &os.window_sends);
+    in_reply -= static_cast<uint32_t>(x.n);
+    d.alone_sent = true;
+  }
+  d.alone.clear();
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
   const bool gather =
-      am::direct_reply(r.batch_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch(r));
-  const uint32_t copied = gather ? 0 : r.batch_reply;
-  if (r.batch_reply || own_inline) {
+      am::direct_reply(in_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch(r));
+  const uint32_t copied = gather ? 0 : in_reply;
+  if (in_reply || own_inline) {
     d.reply = ep.buffer();
     d.reply.resize(sizeof(am::Reply) + copied + (own_inline ? r.bytes : 0));
   }

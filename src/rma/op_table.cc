@@ -180,6 +180,9 @@ void OpElem::reset() {
   layout.clear();
   reply.clear();
   batch_gets.clear();
+  reply_gets = 0;
+  request_flags = 0;
+  alone_in.clear();
   batch_puts.clear();
   batch_reply = 0;
   in_batch = scattered = by_reference = false;

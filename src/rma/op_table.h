@@ -58,6 +58,10 @@ struct OpElem {
   // Gets that rode in this request's batch (packet.h, BatchedOp): their data comes first in
   // this operation's reply, batch_reply bytes in all; this operation completes them.
   std::vector<OpElem*> batch_gets;
+  uint32_t reply_gets = 0;     // bytes of the batched gets' data that come in the reply
+  uint16_t request_flags = 0;  // of the request it went in
+  // The data of batched gets that come in messages of their own (packet.h, kBatchedGetAlone).
+  std::vector<am::Transfer> alone_in;
   // Puts that rode in its batch by reference (packet.h, BatchedOp::separate): their data went
   // in batch_payload; this operation completes them once it is sent.
   std::vector<OpElem*> batch_puts;

@@ -332,7 +332,8 @@ class Window {
   // The target datatype a request describes: its origin's layout slot, or a dense type.
   Status am_target_type(const am::Request& r, OriginState& os, dt::TypeInfo** out);
   void am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d);
-  void am_run_batch(OriginState& os, const char* p, uint32_t bytes, std::vector<am::Piece>* gets);
+  void am_run_batch(OriginState& os, const char* p, uint32_t bytes, uint16_t flags,
+                    std::vector<am::Piece>* gets, std::vector<am::Piece>* alone);
   void am_reply(am::Endpoint& ep, int src, OriginState& os, const am::Request& r, int status,
                 uint16_t flags, Deferred& d);
   bool am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d);

@@ -11,7 +11,8 @@
  *    flush_local or flush_all, request-based gets, PSCW; the pattern changes between epochs,
  *    so stale data shows;
  *  - errors: on a dynamic window, a get of detached memory among good ones is reported (at the
- *    call or at the flush) and the good ones still bring their data. */
+ *    call or at the flush) and the good ones still bring their data, also among gets large
+ *    enough that their data comes in messages of their own. */
 #include "common.h"
 
 enum {
@@ -310,7 +311,48 @@ int main(int argc, char** argv) {
             want[k * 32 + i]);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_OK(MPI_Win_detach(dyn, region));
+
+  /* The same with gets large enough that their data comes in messages of their own. */
+  enum { BIG = 64 << 10, NBIG = 6 };
+  unsigned char* bregion = malloc((size_t)BIG * NBIG);
+  unsigned char* bgone = malloc(BIG);
+  t_fill(bregion, (size_t)BIG * NBIG, t_rank, t_rank, 78);
+  MPI_OK(MPI_Win_attach(dyn, bregion, (MPI_Aint)BIG * NBIG));
+  MPI_OK(MPI_Win_attach(dyn, bgone, BIG));
+  MPI_Get_address(bregion, &addrs[0]);
+  MPI_Get_address(bgone, &addrs[1]);
+  MPI_Allgather(addrs, 2, MPI_AINT, all, 2, MPI_AINT, MPI_COMM_WORLD);
+  MPI_OK(MPI_Win_detach(dyn, bgone));
+  MPI_Barrier(MPI_COMM_WORLD);
+  unsigned char* bgot = calloc((size_t)NBIG + 1, BIG);
+  MPI_OK(MPI_Win_lock_all(0, dyn));
+  bad_rc = MPI_SUCCESS;
+  for (int k = 0; k <= NBIG; k++) {
+    if (k == NBIG / 2) {
+      bad_rc = MPI_Get(bgot + (size_t)NBIG * BIG, BIG, MPI_BYTE, right, all[2 * right + 1], BIG,
+                       MPI_BYTE, dyn);
+      continue;
+    }
+    const int j = k < NBIG / 2 ? k : k - 1;
+    MPI_OK(MPI_Get(bgot + (size_t)j * BIG, BIG, MPI_BYTE, right, all[2 * right] + (MPI_Aint)j * BIG,
+                   BIG, MPI_BYTE, dyn));
+  }
+  const int bflush_rc = MPI_Win_flush(right, dyn);
+  MPI_Error_class(bad_rc != MPI_SUCCESS ? bad_rc : bflush_rc, &cls);
+  CHECK(cls == MPI_ERR_RMA_RANGE, "large get of detached memory: rc %d, flush rc %d (class %d)",
+        bad_rc, bflush_rc, cls);
+  MPI_OK(MPI_Win_unlock_all(dyn));
+  unsigned char* bwant = malloc((size_t)BIG * NBIG);
+  t_fill(bwant, (size_t)BIG * NBIG, right, right, 78);
+  for (size_t i = 0; i < (size_t)BIG * NBIG; i++)
+    CHECK(bgot[i] == bwant[i], "large dynamic get byte %zu: %d, want %d", i, bgot[i], bwant[i]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_OK(MPI_Win_detach(dyn, bregion));
   MPI_OK(MPI_Win_free(&dyn));
+  free(bregion);
+  free(bgone);
+  free(bgot);
+  free(bwant);
   free(region);
   free(gone);
 

@@ -39,6 +39,8 @@ osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
 osprey_mpi_test(am_get_batch mpi/am_get_batch.c)
 osprey_mpi_variant(credits.am_get_batch am_get_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_get_batch am_get_batch MODES am NP 3 ENV ${_tiny_pools})
+# Every target on another (pretend) node: large batched gets reply in messages of their own.
+osprey_mpi_variant(vnodes.am_get_batch am_get_batch MODES am ENV OSPREY_VIRTUAL_NODES=2)
 # Puts batched by reference: every size around the limits and every synchronization, data and
 # the gaps between places checked byte by byte, the same place put twice, origin buffers reused
 # after flush_local, an error among good puts; also with the smallest credits and pools.

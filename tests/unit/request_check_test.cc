@@ -47,6 +47,7 @@ Request base(Kind k, uint64_t bytes) {
   r.bytes = bytes;
   r.tcount = static_cast<int64_t>(bytes / 8);
   r.reply_tag = kTag;
+  r.data_tag = kTag + 1;
   return r;
 }
 
@@ -59,9 +60,10 @@ std::vector<char> strided_layout() {
   return wire;
 }
 
-// Batched records (packet.h): a put of `put_bytes`, a get of `get_bytes` if any, and an
-// accumulate of two int64.
-std::vector<char> batch_records(uint32_t put_bytes = 8, uint32_t get_bytes = 0) {
+// Batched records (packet.h): a put of `put_bytes` (by reference if `separate`), a get of
+// `get_bytes` if any, and an accumulate of two int64.
+std::vector<char> batch_records(uint32_t put_bytes = 8, uint32_t get_bytes = 0,
+                                bool separate = false) {
   std::vector<char> b;
   auto add = [&](Kind k, uint32_t n) {
     BatchedOp rec{};
@@ -71,8 +73,9 @@ std::vector<char> batch_records(uint32_t put_bytes = 8, uint32_t get_bytes = 0) 
     rec.elem_size = 8;
     rec.where = 64;
     rec.bytes = n;
+    rec.separate = separate && k == Kind::kPut;
     const std::size_t at = b.size();
-    b.resize(at + batched_record_bytes(k, n), 'b');
+    b.resize(at + batched_record_bytes(k, n, rec.separate), 'b');
     std::memcpy(b.data() + at, &rec, sizeof rec);
   };
   add(Kind::kPut, put_bytes);
@@ -93,7 +96,8 @@ std::vector<char> with_batch(const std::vector<char>& m, const std::vector<char>
     BatchedOp rec;
     std::memcpy(&rec, batch.data() + at, sizeof rec);
     if (rec.kind == Kind::kGet) r.batch_reply += rec.bytes;
-    at += batched_record_bytes(rec.kind, rec.bytes);
+    if (rec.separate) r.flags |= kBatchPayload;
+    at += batched_record_bytes(rec.kind, rec.bytes, rec.separate);
   }
   std::vector<char> out(sizeof r);
   std::memcpy(out.data(), &r, sizeof r);
@@ -157,7 +161,9 @@ TEST(RequestCheck, EachKindOfDamageIsRefused) {
   r.kind = static_cast<Kind>(10);
   EXPECT_EQ(with(r), MPI_ERR_INTERN);
   r = base(Kind::kPut, 64);
-  r.flags = 1 << 15;
+  r.flags = kAloneGets;  // every flag is known: this one only goes with a batch
+  EXPECT_EQ(with(r), MPI_ERR_INTERN);
+  r.flags = kBatchPayload;
   EXPECT_EQ(with(r), MPI_ERR_INTERN);
   r = base(Kind::kAcc, 64);
   r.op = static_cast<uint8_t>(dt::Op::kInvalid);
@@ -268,6 +274,60 @@ TEST(RequestCheck, BatchedGetsNeedTheirReply) {
   Request plain = base(Kind::kGet, 64);
   plain.batch_reply = 8;
   EXPECT_EQ(check(packet(plain)), MPI_ERR_INTERN);
+  // A get whose data comes alone goes on data_tag + 2, which must be in the tag space; without
+  // kAloneGets, or smaller, its data is in the reply.
+  Request lone = base(Kind::kPut, 64);
+  lone.flags = kAloneGets;
+  std::vector<char> alone = with_batch(packet(lone), batch_records(8, kBatchedGetAlone));
+  ASSERT_EQ(check(alone), 0);
+  Request r;
+  std::memcpy(&r, alone.data(), sizeof r);
+  r.data_tag = 0;
+  std::memcpy(alone.data(), &r, sizeof r);
+  EXPECT_EQ(check(alone), MPI_ERR_TAG);
+  r.flags = static_cast<uint16_t>(r.flags & ~kAloneGets);
+  std::memcpy(alone.data(), &r, sizeof r);
+  EXPECT_EQ(check(alone), 0);
+  lone.data_tag = 0;
+  EXPECT_EQ(check(with_batch(packet(lone), batch_records(8, kBatchedGetAlone - 1))), 0);
+}
+
+TEST(RequestCheck, PutsByReferenceComeWithTheirPayload) {
+  const std::vector<char> good =
+      with_batch(packet(base(Kind::kPut, 64)), batch_records(kBatchedPutMax, 0, true));
+  ASSERT_EQ(check(good), 0);
+  auto mutate = [&](auto&& change) {
+    std::vector<char> m = good;
+    Request r;
+    std::memcpy(&r, m.data(), sizeof r);
+    BatchedOp first;
+    std::memcpy(&first, m.data() + sizeof r, sizeof first);
+    change(r, first);
+    std::memcpy(m.data(), &r, sizeof r);
+    std::memcpy(m.data() + sizeof r, &first, sizeof first);
+    return check(m);
+  };
+  // The flag and the records by reference come together, on a data tag in the tag space.
+  EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.flags &= ~kBatchPayload; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.data_tag = 0; }), MPI_ERR_TAG);
+  // Only puts ride by reference, at most kBatchedPutMax bytes each.
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.kind = Kind::kAcc; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.separate = 2; }), MPI_ERR_INTERN);
+  EXPECT_EQ(mutate([](Request&, BatchedOp& b) { b.bytes = kBatchedPutMax + 1; }), MPI_ERR_INTERN);
+  // A batch payload without puts by reference.
+  std::vector<char> none = with_batch(packet(base(Kind::kPut, 64)), batch_records(8));
+  Request r;
+  std::memcpy(&r, none.data(), sizeof r);
+  r.flags |= kBatchPayload;
+  std::memcpy(none.data(), &r, sizeof r);
+  EXPECT_EQ(check(none), MPI_ERR_INTERN);
+  // At most kBatchPayloadMax bytes by reference in one batch.
+  std::vector<char> many;
+  for (uint32_t sum = 0; sum <= kBatchPayloadMax; sum += kBatchedPutMax) {
+    const std::vector<char> one = batch_records(kBatchedPutMax, 0, true);
+    many.insert(many.end(), one.begin(), one.end());
+  }
+  EXPECT_EQ(check(with_batch(packet(base(Kind::kPut, 64)), many)), MPI_ERR_INTERN);
 }
 
 // What an accepted request promises the target: every inline part lies inside the message.
@@ -281,8 +341,8 @@ void expect_parts_inside(const std::vector<char>& m) {
       ASSERT_LE(sizeof(BatchedOp), r.batch_bytes - b);
       BatchedOp rec;
       std::memcpy(&rec, m.data() + at + b, sizeof rec);
-      ASSERT_LE(batched_record_bytes(rec.kind, rec.bytes), r.batch_bytes - b);
-      b += batched_record_bytes(rec.kind, rec.bytes);
+      ASSERT_LE(batched_record_bytes(rec.kind, rec.bytes, rec.separate), r.batch_bytes - b);
+      b += batched_record_bytes(rec.kind, rec.bytes, rec.separate);
     }
     at += r.batch_bytes;
   }

@@ -13,7 +13,8 @@ namespace {
 
 constexpr uint16_t kKnownFlags = kLockShared | kLockExclusive | kUnlock | kFlush | kSeparateData |
                                  kSeparateLayout | kFenceEpoch | kPscwEpoch | kDynamic | kNoCheck |
-                                 kTypeStore | kTypeCached | kBatched | kFenceMark | kBatchPayload;
+                                 kTypeStore | kTypeCached | kBatched | kFenceMark | kBatchPayload |
+                                 kAloneGets;
 
 bool in_tag_range(int tag, int span) {
   return tag >= kTagSpaceBase && tag <= kTagSpaceBase + kTagSpaceSize - 1 + span;
@@ -26,10 +27,12 @@ bool combines(Kind k) {
 // The records of a batch fill exactly `bytes`, each is a put, accumulate or get that can run,
 // the gets read `*gets` bytes in all and the puts by reference take `*separate` bytes of the
 // batch payload.
-int check_batch(const char* p, uint64_t bytes, uint64_t* gets, uint64_t* separate) {
+int check_batch(const char* p, uint64_t bytes, uint16_t flags, uint64_t* gets, uint64_t* separate,
+                uint64_t* alone_gets) {
   uint64_t at = 0;
   *gets = 0;
   *separate = 0;
+  *alone_gets = 0;
   while (at < bytes) {
     if (bytes - at < sizeof(BatchedOp)) return MPI_ERR_TRUNCATE;
     BatchedOp b;
@@ -52,6 +55,7 @@ int check_batch(const char* p, uint64_t bytes, uint64_t* gets, uint64_t* separat
       // The target serves a get out of range from a buffer of kBatchedGetMax zeros, and holds
       // the batch's reply in memory.
       if (b.bytes > kBatchedGetMax) return MPI_ERR_INTERN;
+      if (alone(flags, b.bytes)) ++*alone_gets;
       *gets += b.bytes;
       if (*gets > kBatchReplyMax) return MPI_ERR_INTERN;
     }
@@ -80,15 +84,18 @@ int check_request(const char* msg, std::size_t n) {
   if (r.flags & kBatched) {
     if (r.kind == Kind::kFence) return MPI_ERR_INTERN;
     if (r.batch_bytes > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
-    uint64_t gets = 0, separate = 0;
-    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes, &gets, &separate))
+    uint64_t gets = 0, separate = 0, alone_gets = 0;
+    if (const int cls = check_batch(msg + sizeof(Request), r.batch_bytes, r.flags, &gets, &separate,
+                                    &alone_gets))
       return cls;
+    // Gets whose data goes alone go on data_tag + 2.
+    if (alone_gets && !in_tag_range(r.data_tag, 3)) return MPI_ERR_TAG;
     // The gets' data goes back in the reply: there must be one, announced at its size.
     if (gets != r.batch_reply || (gets && !r.reply_tag)) return MPI_ERR_INTERN;
     // Puts by reference and a batch payload come together.
     if ((separate != 0) != ((r.flags & kBatchPayload) != 0)) return MPI_ERR_INTERN;
     if (separate && !in_tag_range(r.data_tag, 3)) return MPI_ERR_TAG;
-  } else if (r.batch_bytes || r.batch_reply || (r.flags & kBatchPayload)) {
+  } else if (r.batch_bytes || r.batch_reply || (r.flags & (kBatchPayload | kAloneGets))) {
     return MPI_ERR_INTERN;
   }
   if (r.kind == Kind::kFence || r.kind == Kind::kSync || r.kind == Kind::kComplete) return 0;
