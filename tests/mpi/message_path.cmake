@@ -47,6 +47,8 @@ osprey_mpi_variant(vnodes.am_get_batch am_get_batch MODES am ENV OSPREY_VIRTUAL_
 osprey_mpi_test(am_put_batch mpi/am_put_batch.c)
 osprey_mpi_variant(credits.am_put_batch am_put_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_put_batch am_put_batch MODES am NP 3 ENV ${_tiny_pools})
+# Every target on another (pretend) node: large puts by reference travel in messages of their own.
+osprey_mpi_variant(vnodes.am_put_batch am_put_batch MODES am ENV OSPREY_VIRTUAL_NODES=2)
 # Batched gets whose origin ranges overlap: the reply is copied, never scattered by the host
 # through a receive type with overlapping entries.
 osprey_mpi_test(am_get_same_buffer mpi/am_get_same_buffer.c)
