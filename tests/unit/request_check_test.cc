@@ -161,7 +161,7 @@ TEST(RequestCheck, EachKindOfDamageIsRefused) {
   r.kind = static_cast<Kind>(10);
   EXPECT_EQ(with(r), MPI_ERR_INTERN);
   r = base(Kind::kPut, 64);
-  r.flags = kAlonePieces;  // every flag is known: this one only goes with a batch
+  r.flags = kAloneGets;  // every flag is known: this one only goes with a batch
   EXPECT_EQ(with(r), MPI_ERR_INTERN);
   r.flags = kBatchPayload;
   EXPECT_EQ(with(r), MPI_ERR_INTERN);
@@ -275,9 +275,9 @@ TEST(RequestCheck, BatchedGetsNeedTheirReply) {
   plain.batch_reply = 8;
   EXPECT_EQ(check(packet(plain)), MPI_ERR_INTERN);
   // A get whose data comes alone goes on data_tag + 2, which must be in the tag space; without
-  // kAlonePieces, or smaller, its data is in the reply.
+  // kAloneGets, or smaller, its data is in the reply.
   Request lone = base(Kind::kPut, 64);
-  lone.flags = kAlonePieces;
+  lone.flags = kAloneGets;
   std::vector<char> alone = with_batch(packet(lone), batch_records(8, kBatchedGetAlone));
   ASSERT_EQ(check(alone), 0);
   Request r;
@@ -285,7 +285,7 @@ TEST(RequestCheck, BatchedGetsNeedTheirReply) {
   r.data_tag = 0;
   std::memcpy(alone.data(), &r, sizeof r);
   EXPECT_EQ(check(alone), MPI_ERR_TAG);
-  r.flags = static_cast<uint16_t>(r.flags & ~kAlonePieces);
+  r.flags = static_cast<uint16_t>(r.flags & ~kAloneGets);
   std::memcpy(alone.data(), &r, sizeof r);
   EXPECT_EQ(check(alone), 0);
   lone.data_tag = 0;
