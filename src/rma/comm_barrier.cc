@@ -15,19 +15,20 @@
 
 namespace osprey::rma {
 
-bool CommInfo::detect_oversubscription(MPI_Comm node) {
-  int node_ranks = 0;
-  PMPI_Comm_size(node, &node_ranks);
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) CPU_ZERO(&mask);  // unknown: no CPUs
-  PMPI_Allreduce(MPI_IN_PLACE, &mask, sizeof mask, MPI_BYTE, MPI_BOR, node);
-  const int cpus = progress::cpus_in_union({&mask, 1});
-  // Every rank of the node computed the same; a process that already saw an oversubscribed
+bool CommInfo::decide_oversubscription(const std::vector<CommNodeMember>& all) {
+  const int node_ranks = static_cast<int>(all.size());
+  std::vector<cpu_set_t> masks;
+  masks.reserve(all.size());
+  bool saw = false;
+  for (const CommNodeMember& m : all) {
+    masks.push_back(m.mask);
+    saw |= m.saw_oversubscribed != 0;
+  }
+  const int cpus = progress::cpus_in_union(masks);
+  // Every rank of the node computes the same; a process that already saw an oversubscribed
   // node (MPI_COMM_WORLD's setup) stays so, and the node agrees on that too.
-  int yes = progress::decide_oversubscribed(node_ranks, cpus) || progress::oversubscribed();
-  PMPI_Allreduce(MPI_IN_PLACE, &yes, 1, MPI_INT, MPI_MAX, node);
-  progress::note_oversubscribed(yes != 0, node_ranks, cpus);
+  const bool yes = progress::decide_oversubscribed(node_ranks, cpus) || saw;
+  progress::note_oversubscribed(yes, node_ranks, cpus);
   OSPREY_LOG(1, "%d ranks on this node, %d CPUs in their affinity masks: %s", node_ranks, cpus,
              yes ? "oversubscribed" : "not oversubscribed");
   // Two file reads per communicator: only when the line would be printed.
@@ -37,25 +38,7 @@ bool CommInfo::detect_oversubscription(MPI_Comm node) {
                "(autogroup): it gets an equal share of its CPU, waiting or working, and a waiting "
                "rank cannot pass its share to a working one (kernel.sched_autogroup_enabled=0, or "
                "the job in a CPU cgroup, lifts that)");
-  return yes != 0;
-}
-
-void CommInfo::setup_node_barrier(MPI_Comm node) {
-  const std::size_t bytes = sizeof(shm::CentralBarrierWords);
-  shm::SegmentName name;
-  shm::Segment seg;
-  int ok = 1;
-  if (node_rank_ == 0) ok = shm::Segment::create(bytes, seg, name).ok() ? 1 : 0;
-  PMPI_Bcast(&ok, 1, MPI_INT, 0, node);
-  if (!ok) return;
-  PMPI_Bcast(&name, sizeof name, MPI_BYTE, 0, node);
-  if (node_rank_ != 0) ok = shm::Segment::attach(name, bytes, seg).ok() ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);  // also: everyone has mapped it
-  if (node_rank_ == 0) shm::Segment::unlink(name);
-  if (!ok) return;  // every rank keeps the host's barrier
-  barrier_seg_ = static_cast<shm::Segment&&>(seg);
-  barrier_ = shm::CentralBarrier(reinterpret_cast<shm::CentralBarrierWords*>(barrier_seg_.base()),
-                                 static_cast<uint32_t>(node_size_));
+  return yes;
 }
 
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "progress/liveness.h"
-#include "transport/shm/cma.h"
+#include "rma/agree.h"
 #include "util/config.h"
 #include "util/host_call.h"
 #include "util/log.h"
@@ -24,9 +24,6 @@ std::set<CommInfo*>& live() {
   static auto* s = new std::set<CommInfo*>;  // lives until exit
   return *s;
 }
-
-// A word every process exposes, so that a node peer can test cross-memory attach on it.
-volatile uint64_t cma_probe_word = 0x6f73707265790000ull;
 
 // A dup gets an info of its own when it creates a window (see comm_info.h).
 int on_copy(MPI_Comm, int, void*, void*, void*, int* flag) {
@@ -126,66 +123,17 @@ Status CommInfo::init(MPI_Comm user) {
   if (inter) return Err(MPI_ERR_COMM, "osprey: windows need an intracommunicator");
   // Dup and split are collective, and the host fails them alike on every rank (context ids
   // are agreed), so every rank returns the error.
-  const int dup = PMPI_Comm_dup(user, &priv_);
+  MPI_Request req = MPI_REQUEST_NULL;
+  const int dup = finish_collective(PMPI_Comm_idup(user, &priv_, &req), &req);
   if (dup != MPI_SUCCESS) priv_ = MPI_COMM_NULL;
   OSPREY_TRY(host_call(dup, "osprey: the host cannot create another communicator for this window"));
   PMPI_Comm_rank(priv_, &rank_);
   PMPI_Comm_size(priv_, &size_);
-  // The node communicator is only needed here: later node-level exchanges go through the
-  // window segments themselves.
-  MPI_Comm node = MPI_COMM_NULL;
-  OSPREY_TRY(
-      host_call(PMPI_Comm_split_type(priv_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
-                "osprey: the host cannot split this communicator by node"));
-  oversubscribed_ = detect_oversubscription(node);  // the real node, not a virtual one
-  if (config().virtual_nodes > 1) {
-    // Tests only: pretend the node is several nodes, so that node peers in other "nodes"
-    // are reached by messages while the others share memory.
-    MPI_Comm part = MPI_COMM_NULL;
-    const int rc = PMPI_Comm_split(node, virtual_node(), rank_, &part);
-    PMPI_Comm_free(&node);
-    OSPREY_TRY(host_call(rc, "osprey: the host cannot split this communicator by node"));
-    node = part;
-  }
-  PMPI_Comm_rank(node, &node_rank_);
-  PMPI_Comm_size(node, &node_size_);
-
-  int world_rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  struct Member {
-    int32_t rank;
-    int32_t pid;
-    uint64_t probe_addr;
-    int32_t world_rank;
-    int32_t pad;
-  } me{rank_, static_cast<int32_t>(getpid()),
-       reinterpret_cast<uint64_t>(const_cast<uint64_t*>(&cma_probe_word)), world_rank, 0};
-  std::vector<Member> all(static_cast<size_t>(node_size_));
-  const int gathered =
-      PMPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, node);
-  if (gathered != MPI_SUCCESS) PMPI_Comm_free(&node);
-  OSPREY_TRY(host_call(gathered, "osprey: the host failed to gather the node's processes"));
-  for (const Member& m : all) {
-    node_ranks_.push_back(m.rank);
-    node_pids_.push_back(m.pid);
-    progress::watch_peer(m.pid, m.world_rank);
-  }
+  bool known = false;
+  OSPREY_TRY(setup_from_world(&known));
+  if (!known) OSPREY_TRY(setup_by_split(user == MPI_COMM_WORLD));
   first_ = node_ranks_.front();
   contiguous_ = node_ranks_.back() - first_ == node_size_ - 1;
-
-  // Cross-memory attach is usable if every rank can read its successor's probe word.
-  int ok = config().cma ? 1 : 0;
-  if (ok && node_size_ > 1) {
-    shm::cma::allow_attach();
-    PMPI_Barrier(node);  // everyone has called allow_attach
-    const Member& next = all[static_cast<size_t>((node_rank_ + 1) % node_size_)];
-    ok = shm::cma::probe(next.pid, reinterpret_cast<void*>(next.probe_addr), sizeof(uint64_t));
-  }
-  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
-  if ((oversubscribed_ || node_size_ <= kNodeBarrierMaxRanks) && all_on_node() && node_size_ > 1)
-    setup_node_barrier(node);
-  PMPI_Comm_free(&node);
-  cma_ok_ = ok != 0;
   // From here on the private communicator carries osprey's own messages (the checks above run
   // under the user's handler, so that every rank returns their errors).
   PMPI_Comm_set_errhandler(priv_, private_errhandler());

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <sched.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -28,6 +29,14 @@ class Endpoint;
 namespace osprey::rma {
 
 class Window;
+
+// What each rank tells its node's others when a communicator's info is set up (one gather).
+struct CommNodeMember {
+  int32_t rank, pid, world_rank;
+  int32_t saw_oversubscribed;  // this process: an earlier communicator's node was
+  uint64_t probe_addr;         // cross-memory attach reads this word
+  cpu_set_t mask;
+};
 
 class CommInfo {
  public:
@@ -96,9 +105,19 @@ class CommInfo {
   ~CommInfo();
   Status init(MPI_Comm user);
   int search_local(int comm_rank) const;
-  // Collective over the node: whether the node is oversubscribed (progress/oversub.h).
-  static bool detect_oversubscription(MPI_Comm node);
-  void setup_node_barrier(MPI_Comm node);
+  static Status gather_node(MPI_Comm node, const CommNodeMember& me,
+                            std::vector<CommNodeMember>& all);
+  // The node's members (ascending communicator ranks) become this info's (comm_node_setup.cc).
+  void note_members(const std::vector<CommNodeMember>& all);
+  // From what MPI_COMM_WORLD's setup kept, without any host collective; *known false if it
+  // cannot tell (no world setup, members of another job): then by the host's split, which
+  // keeps what it learns when `world`.
+  Status setup_from_world(bool* known);
+  Status setup_by_split(bool world);
+  // Collective over the communicator when it is the whole node.
+  Status setup_node_barrier();
+  // Whether the node of `all` is oversubscribed (progress/oversub.h): the same on each of them.
+  static bool decide_oversubscription(const std::vector<CommNodeMember>& all);
 
   MPI_Comm priv_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 0, node_rank_ = 0, node_size_ = 0;
