@@ -145,6 +145,20 @@ int check(const std::vector<char>& m) {
   return check_request(m.data(), m.size());
 }
 
+// check() of a batch whose request and first record `change(Request&, BatchedOp&)` altered.
+template <typename Change>
+int check_mutated(const std::vector<char>& good, Change&& change) {
+  std::vector<char> m = good;
+  Request r;
+  std::memcpy(&r, m.data(), sizeof r);
+  BatchedOp first;
+  std::memcpy(&first, m.data() + sizeof r, sizeof first);
+  change(r, first);
+  std::memcpy(m.data(), &r, sizeof r);
+  std::memcpy(m.data() + sizeof r, &first, sizeof first);
+  return check(m);
+}
+
 TEST(RequestCheck, WellFormedRequestsPass) {
   for (const auto& m : valid_packets())
     EXPECT_EQ(check(m), 0) << "kind " << static_cast<int>(m[0]);
@@ -206,17 +220,7 @@ TEST(RequestCheck, DamagedBatchesAreRefused) {
   const std::vector<char> put = packet(base(Kind::kPut, 64));
   const std::vector<char> good = with_batch(put, batch_records());
   ASSERT_EQ(check(good), 0);
-  auto mutate = [&](auto&& change) {
-    std::vector<char> m = good;
-    Request r;
-    std::memcpy(&r, m.data(), sizeof r);
-    BatchedOp first;
-    std::memcpy(&first, m.data() + sizeof r, sizeof first);
-    change(r, first);
-    std::memcpy(m.data(), &r, sizeof r);
-    std::memcpy(m.data() + sizeof r, &first, sizeof first);
-    return check(m);
-  };
+  auto mutate = [&](auto&& change) { return check_mutated(good, change); };
   // The records must fill batch_bytes exactly and lie inside the message.
   EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.batch_bytes -= 8; }), MPI_ERR_TRUNCATE);
   EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.batch_bytes = 1u << 30; }), MPI_ERR_TRUNCATE);
@@ -296,17 +300,7 @@ TEST(RequestCheck, PutsByReferenceComeWithTheirPayload) {
   const std::vector<char> good =
       with_batch(packet(base(Kind::kPut, 64)), batch_records(kBatchedPutMax, 0, true));
   ASSERT_EQ(check(good), 0);
-  auto mutate = [&](auto&& change) {
-    std::vector<char> m = good;
-    Request r;
-    std::memcpy(&r, m.data(), sizeof r);
-    BatchedOp first;
-    std::memcpy(&first, m.data() + sizeof r, sizeof first);
-    change(r, first);
-    std::memcpy(m.data(), &r, sizeof r);
-    std::memcpy(m.data() + sizeof r, &first, sizeof first);
-    return check(m);
-  };
+  auto mutate = [&](auto&& change) { return check_mutated(good, change); };
   // The flag and the records by reference come together, on a data tag in the tag space.
   EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.flags &= ~kBatchPayload; }), MPI_ERR_INTERN);
   EXPECT_EQ(mutate([](Request& r, BatchedOp&) { r.data_tag = 0; }), MPI_ERR_TAG);
