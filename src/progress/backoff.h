@@ -12,6 +12,7 @@
 
 #include "progress/doorbell.h"
 #include "progress/engine.h"
+#include "progress/oversub.h"
 
 namespace osprey::progress {
 
@@ -99,6 +100,18 @@ class Backoff {
   uint64_t yield_budget_ns_ = 0;  // decided when the yield phase starts
   uint32_t yields_ = 0;
 };
+
+// For the calls a program may spin on, each returning at once (a flush of operations on its
+// own memory, MPI_Win_sync before it reads a flag, an unlock): on an oversubscribed node,
+// yields the CPU every so many calls since this thread last gave it away in a wait, as Open
+// MPI's progress yields whenever it finds nothing to do. A spinner's own waits may never get to
+// yield (its own requests keep them busy), and a yield only hands the CPU to tasks queued on the
+// same CPU: so the spinner must, or the rank it waits for, queued behind it, waits for a time
+// slice to end (3 ranks on 2 CPUs took 3-8 ms per hand-over of a lock spun on).
+void pace_spinning_caller_slow();
+inline void pace_spinning_caller() {
+  if (oversubscribed()) pace_spinning_caller_slow();
+}
 
 // Polls the progress engine until done() holds; with a doorbell, sleeps on it when the node
 // is oversubscribed.

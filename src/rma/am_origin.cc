@@ -712,6 +712,7 @@ Status Window::am_flush(int rank, bool local_only) {
     // its own memory, say) must still serve the others.
     g.unlock();
     progress::poll();
+    progress::pace_spinning_caller();
     g.lock();
     return am_take_error();
   }
@@ -720,6 +721,9 @@ Status Window::am_flush(int rank, bool local_only) {
   am_wait_elem(g, te);
   --te->busy;
   if (!local_only) am_release_elem(te);
+  g.unlock();
+  progress::pace_spinning_caller();
+  g.lock();
   return am_take_error();
 }
 

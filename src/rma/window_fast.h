@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "datatype/apply.h"
+#include "progress/backoff.h"
 #include "progress/engine.h"
 #include "rma/acc_gate.h"
 #include "rma/comm_info.h"
@@ -267,6 +268,7 @@ inline Status Window::flush(int rank) {
 
 inline void Window::serve_requests() {
   if (am_endpoints_exist()) progress::poll();
+  progress::pace_spinning_caller();
 }
 
 }  // namespace osprey::rma
