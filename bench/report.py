@@ -30,7 +30,7 @@ def unit(metric):
 
 
 def x_kind(metric):
-    if metric.startswith("pscw_") or metric == "fence":
+    if metric.startswith(("pscw_", "lock_handover_")) or metric in ("fence", "sync_mix"):
         return "ranks"
     return "targets" if metric.startswith("post_") else "bytes"
 
@@ -318,14 +318,18 @@ def write_markdown(points, rows, run, made, out, path):
             md += table(points, section, sel, [m for m, _ in sel])
         scale = sorted(k[1:] for k in points if k[0] == section and
                        (k[1] in ("pscw_epoch", "pscw_start", "pscw_complete", "pscw_post",
-                                 "pscw_wait", "fence") or k[1].startswith("post_")))
+                                 "pscw_wait", "fence", "sync_mix") or
+                        k[1].startswith(("post_", "lock_handover_"))))
         md += ["", "### Synchronization vs ranks, posting vs distinct targets", "",
                "The calls of a PSCW epoch (`pscw_start`, `pscw_complete`, `pscw_post`, "
                "`pscw_wait`) are timed one by one, but each engine waits in a different one "
                "(osprey's `MPI_Win_start` returns at once and `MPI_Win_complete` waits for the "
                "posts; Open MPI's start waits and its complete returns at once): their ratios "
                "are marked \"split differs\" and left out of the lists above; `pscw_epoch` "
-               "compares.", ""]
+               "compares. `sync_mix` is issue 12's lock_all loop (store, `MPI_Win_sync`, barrier, "
+               "one operation + flush, barrier; us per iteration), `lock_handover_<flavor>` a "
+               "queue lock the program builds from RMA atomics and polls (us per acquisition).",
+               ""]
         md += table(points, section, scale, [f"{m} ({x_kind(m)} {x})" for m, x in scale])
     md += ["", "## Plots", ""] + [f"![{m}]({rel}/{m})" for m in made]
     if run.get("failures"):

@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FLAVORS = ["allocate", "create", "dynamic"]
 SYNCS = ["flush", "lock", "lock_all", "fence", "pscw"]
-BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig", "sync_mix"]
+BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig", "sync_mix",
+            "lock_handover"]
 
 
 def suite(quick):
@@ -68,6 +69,13 @@ def suite(quick):
         node.append(("node", 8, ["pscw_sync", "10", "5"]))
     for np in [2, 3, 4, 8] if not quick else [3]:
         node.append(("node", np, ["sync_mix", "20", "5"]))
+    # A lock the program builds from RMA atomics and polls in its own loop (MCS), handed over
+    # between ranks: at 3 and 4 ranks on 2 CPUs the next owner must get a CPU from the pollers.
+    if not quick:
+        for np in [2, 3, 4]:
+            for flavor in ["allocate", "create"]:
+                node.append(("node", np, ["lock_handover", "-f", flavor]))
+        message.append(("message", 3, ["lock_handover", "-f", "allocate"]))
     # Batches small enough that no target's queue fills up mid-batch, so that flow control
     # stays out of the posting cost.
     for section in (node, message):

@@ -102,8 +102,8 @@ class Backoff {
 };
 
 // For the calls a program may spin on, each returning at once (a flush of operations on its
-// own memory, MPI_Win_sync before it reads a flag, an unlock): on an oversubscribed node,
-// yields the CPU every so many calls since this thread last gave it away in a wait, as Open
+// own memory, MPI_Win_sync before it reads a flag, an unlock, MPI_Win_test): on an oversubscribed
+// node, yields the CPU every so many calls since this thread last gave it away in a wait, as Open
 // MPI's progress yields whenever it finds nothing to do. A spinner's own waits may never get to
 // yield (its own requests keep them busy), and a yield only hands the CPU to tasks queued on the
 // same CPU: so the spinner must, or the rank it waits for, queued behind it, waits for a time

@@ -235,6 +235,7 @@ Status PscwEpochs::test(bool* done) {
   if (!exposure_) return Err(MPI_ERR_RMA_SYNC, "osprey: MPI_Win_test without MPI_Win_post");
   progress::poll();
   *done = exposure_done();
+  if (!*done) progress::pace_spinning_caller();  // programs poll MPI_Win_test in a loop
   return kOk;
 }
 
