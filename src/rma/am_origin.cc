@@ -721,10 +721,10 @@ Status Window::am_flush(int rank, bool local_only) {
   am_wait_elem(g, te);
   --te->busy;
   if (!local_only) am_release_elem(te);
+  const Status s = am_take_error();
   g.unlock();
   progress::pace_spinning_caller();
-  g.lock();
-  return am_take_error();
+  return s;
 }
 
 Status Window::am_flush_all(bool local_only) {

@@ -1,7 +1,6 @@
 // Synchronization toward node-local targets: lock words and PSCW words in the node segment,
 // no messages (the window's side of it is in passive.cc and pscw.cc). Operations on node
 // memory complete when they return, so a flush only has to make them visible.
-#include "progress/backoff.h"
 #include "rma/paths.h"
 #include "rma/window.h"
 #include "util/cpu.h"
@@ -31,7 +30,6 @@ void NodePath::unlock_words(Window& w, LockEntry& e) {
 
 Status NodePath::flush(Window&, const TargetView&, bool) {
   cpu::mem_sync();
-  progress::pace_spinning_caller();
   return kOk;
 }
 
