@@ -57,6 +57,7 @@ void Backoff::pause() {
     return;
   }
   calls_since_wait = 0;
+  if (oversub_) mark_.set();
   if (!sleeping()) {
     if (rounds_ < spin_ + yield_) ++rounds_;
     if (!yield_start_ns_) {
@@ -106,7 +107,7 @@ void Backoff::pause_on(std::atomic<uint32_t>* word, uint32_t seen) {
 void pace_spinning_caller_slow() {
   if (++calls_since_wait < kCallsPerYield) return;
   calls_since_wait = 0;
-  sched_yield();
+  if (!node_peers_all_waiting()) sched_yield();
 }
 
 }  // namespace osprey::progress

@@ -12,6 +12,7 @@
 
 #include "progress/doorbell.h"
 #include "progress/engine.h"
+#include "progress/node_waiters.h"
 #include "progress/oversub.h"
 
 namespace osprey::progress {
@@ -46,6 +47,7 @@ class Backoff {
   // Work showed up: start over with spinning (a target serving a stream of requests must not
   // fall asleep between them).
   void reset() {
+    mark_.clear();
     rounds_ = 0;
     sleep_us_ = 1;
     yield_start_ns_ = 0;
@@ -99,6 +101,7 @@ class Backoff {
   uint64_t yield_start_ns_ = 0;
   uint64_t yield_budget_ns_ = 0;  // decided when the yield phase starts
   uint32_t yields_ = 0;
+  WaiterMark mark_;  // set past spinning on an oversubscribed node
 };
 
 // For the calls a program may spin on, each returning at once (a flush of operations on its

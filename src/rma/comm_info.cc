@@ -8,6 +8,7 @@
 #include <set>
 
 #include "progress/liveness.h"
+#include "progress/node_waiters.h"
 #include "rma/agree.h"
 #include "util/config.h"
 #include "util/host_call.h"
@@ -164,6 +165,7 @@ void CommInfo::release() {
 }
 
 CommInfo::~CommInfo() {
+  if (waiters_seg_.base()) progress::share_node_waiters(nullptr, 0);  // before it unmaps
   for (pid_t p : node_pids_)
     progress::unwatch_peer(p);
   if (!dead_) stop_endpoint();

@@ -139,6 +139,7 @@ class CommInfo {
   std::atomic<std::size_t> am_work_{0};
   shm::Segment barrier_seg_;
   shm::CentralBarrier barrier_;
+  shm::Segment waiters_seg_;  // MPI_COMM_WORLD's: the node's waiting ranks (node_waiters.h)
 };
 
 // MPI_Barrier on `c` through its node barrier, if it has one and the job never uses the

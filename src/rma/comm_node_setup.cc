@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "progress/liveness.h"
+#include "progress/node_waiters.h"
 #include "progress/oversub.h"
 #include "rma/agree.h"
 #include "rma/comm_info.h"
@@ -37,12 +38,33 @@ WorldNodes& world_nodes() {
   return *w;
 }
 
-// The node root's word to its members: whether the node barrier's segment exists, its name.
-struct BarrierAnnounce {
+// The node root's word to its members: whether a shared segment exists, its name.
+struct SegmentAnnounce {
   int32_t created;
   int32_t pad;
   shm::SegmentName name;
 };
+
+// Creates a zeroed segment of `bytes` on rank `root` of `c` (all of one node) and maps it on
+// every rank; collective over `c`. *shared is false on every rank if any rank failed to.
+Status share_node_segment(MPI_Comm c, int root, std::size_t bytes, shm::Segment& seg,
+                          bool* shared) {
+  int rank = 0;
+  PMPI_Comm_rank(c, &rank);
+  SegmentAnnounce a{};
+  if (rank == root) a.created = shm::Segment::create(bytes, seg, a.name).ok() ? 1 : 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  int rc = finish_collective(PMPI_Ibcast(&a, sizeof a, MPI_BYTE, root, c, &req), &req);
+  int ok = rc == MPI_SUCCESS && a.created;
+  if (ok && rank != root) ok = shm::Segment::attach(a.name, bytes, seg).ok() ? 1 : 0;
+  if (rc == MPI_SUCCESS)
+    rc = finish_collective(PMPI_Iallreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, c, &req),
+                           &req);  // also: everyone has mapped it
+  if (rank == root && a.created) shm::Segment::unlink(a.name);
+  *shared = rc == MPI_SUCCESS && ok;
+  if (!*shared) seg = shm::Segment();
+  return host_call(rc, "osprey: the host failed to share a node segment");
+}
 
 }  // namespace
 
@@ -120,8 +142,19 @@ Status CommInfo::setup_by_split(bool world) {
   MPI_Request req = MPI_REQUEST_NULL;
   const int agreed =
       finish_collective(PMPI_Iallreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node, &req), &req);
+  // The node's count of waiting ranks (progress/node_waiters.h), kept by the world's info.
+  Status waiters = kOk;
+  if (world && agreed == MPI_SUCCESS && oversubscribed_ && node_size_ > 1 &&
+      config().virtual_nodes <= 1) {
+    bool shared = false;
+    waiters = share_node_segment(node, 0, sizeof(std::atomic<uint32_t>), waiters_seg_, &shared);
+    if (shared)
+      progress::share_node_waiters(reinterpret_cast<std::atomic<uint32_t>*>(waiters_seg_.base()),
+                                   node_size_);
+  }
   PMPI_Comm_free(&node);
   OSPREY_TRY(host_call(agreed, "osprey: the host failed to agree on cross-memory attach"));
+  OSPREY_TRY(waiters);
   cma_ok_ = ok != 0;
   if (world) {
     // Every world rank's node, named by its first member's world rank.
@@ -182,21 +215,11 @@ Status CommInfo::setup_node_barrier() {
   if (!all_on_node() || node_size_ <= 1 || !(oversubscribed_ || node_size_ <= kNodeBarrierMaxRanks))
     return kOk;
   // The whole communicator is the node: its collectives are the node's.
-  const std::size_t bytes = sizeof(shm::CentralBarrierWords);
   shm::Segment seg;
-  BarrierAnnounce a{};
-  if (node_rank_ == 0) a.created = shm::Segment::create(bytes, seg, a.name).ok() ? 1 : 0;
-  MPI_Request req = MPI_REQUEST_NULL;
-  const int root = node_ranks_.front();
-  int rc = finish_collective(PMPI_Ibcast(&a, sizeof a, MPI_BYTE, root, priv_, &req), &req);
-  int ok = rc == MPI_SUCCESS && a.created;
-  if (ok && node_rank_ != 0) ok = shm::Segment::attach(a.name, bytes, seg).ok() ? 1 : 0;
-  if (rc == MPI_SUCCESS)
-    rc = finish_collective(PMPI_Iallreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv_, &req),
-                           &req);  // also: everyone has mapped it
-  if (node_rank_ == 0 && a.created) shm::Segment::unlink(a.name);
-  OSPREY_TRY(host_call(rc, "osprey: the host failed to share the node barrier"));
-  if (!ok) return kOk;  // every rank keeps the host's barrier
+  bool shared = false;
+  OSPREY_TRY(share_node_segment(priv_, node_ranks_.front(), sizeof(shm::CentralBarrierWords), seg,
+                                &shared));
+  if (!shared) return kOk;  // every rank keeps the host's barrier
   barrier_seg_ = static_cast<shm::Segment&&>(seg);
   barrier_ = shm::CentralBarrier(reinterpret_cast<shm::CentralBarrierWords*>(barrier_seg_.base()),
                                  static_cast<uint32_t>(node_size_));
