@@ -96,6 +96,18 @@ bool strided_layout(const void* base, MPI_Count count, const TypeInfo& t, ByteLa
   return true;
 }
 
+// Runs of bytes at absolute addresses, as one element of a type used with MPI_BOTTOM.
+ByteLayout runs_layout(const std::vector<int>& lens, const std::vector<MPI_Aint>& displs) {
+  ByteLayout l;
+  PMPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), displs.data(), MPI_BYTE,
+                            &l.type);
+  PMPI_Type_commit(&l.type);
+  l.addr = MPI_BOTTOM;
+  l.count = 1;
+  l.owned = true;
+  return l;
+}
+
 }  // namespace
 
 ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t) {
@@ -125,13 +137,61 @@ ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t) {
       n -= take;
     }
   }
-  PMPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), displs.data(), MPI_BYTE,
-                            &l.type);
-  PMPI_Type_commit(&l.type);
-  l.addr = MPI_BOTTOM;
-  l.count = 1;
-  l.owned = true;
-  return l;
+  return runs_layout(lens, displs);
+}
+
+std::vector<ByteLayout> byte_layout_pieces(const void* base, MPI_Count count, const TypeInfo& t,
+                                           std::size_t piece) {
+  std::vector<ByteLayout> out;
+  if (piece == 0) return {byte_layout(base, count, t)};
+  std::vector<int> lens;
+  std::vector<MPI_Aint> displs;
+  char* first = nullptr;
+  const char* end = nullptr;  // of the last run taken
+  std::size_t have = 0;
+  auto cut = [&] {
+    if (lens.size() == 1) {
+      ByteLayout l;
+      l.addr = first;
+      l.count = lens[0];
+      out.push_back(l);
+    } else {
+      out.push_back(runs_layout(lens, displs));
+    }
+    lens.clear();
+    displs.clear();
+    have = 0;
+  };
+  auto take = [&](char* p, std::size_t n) {
+    while (n > 0) {
+      const std::size_t k = n < piece - have ? n : piece - have;
+      if (!lens.empty() && p == end) {
+        lens.back() += static_cast<int>(k);
+      } else {
+        MPI_Aint a;
+        PMPI_Get_address(p, &a);
+        if (lens.empty()) first = p;
+        displs.push_back(a);
+        lens.push_back(static_cast<int>(k));
+      }
+      end = p + k;
+      have += k;
+      p += k;
+      n -= k;
+      if (have == piece) cut();
+    }
+  };
+  if (t.dense) {
+    take(static_cast<char*>(const_cast<void*>(base)) + t.true_lb, data_bytes(count, t));
+  } else {
+    RunCursor c(base, count, t);
+    char* p;
+    std::size_t n;
+    while (c.next(p, n))
+      take(p, n);
+  }
+  if (have) cut();
+  return out;
 }
 
 void release(ByteLayout& l) {

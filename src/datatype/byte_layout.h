@@ -5,6 +5,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <vector>
+
 #include "datatype/type_info.h"
 
 namespace osprey::dt {
@@ -17,6 +20,10 @@ struct ByteLayout {
 };
 
 ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t);
+// The same bytes cut into layouts of `piece` bytes each in type map order (the last one
+// shorter), for a message sent as several: each side cuts its own layout at the same offsets.
+std::vector<ByteLayout> byte_layout_pieces(const void* base, MPI_Count count, const TypeInfo& t,
+                                           std::size_t piece);
 void release(ByteLayout& l);
 
 }  // namespace osprey::dt

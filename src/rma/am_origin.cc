@@ -304,7 +304,8 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
     void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
     const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
     const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
-    op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt);
+    op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt,
+                                           remote_piece_toward(te->rank, result_bytes));
   }
 }
 
@@ -400,8 +401,8 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
         am::Transfer::send(ep.comm(), te->rank, op->tags + 2, op->layout.data(), layout.size());
   }
   if (separate_data)
-    op->payload =
-        am::Transfer::send(ep.comm(), te->rank, op->tags + 1, op->origin, op->ocount, *op->otype);
+    op->payload = am::Transfer::send(ep.comm(), te->rank, op->tags + 1, op->origin, op->ocount,
+                                     *op->otype, remote_piece_toward(te->rank, op->bytes));
   op->state = OpElem::State::kIssued;
   op->seq = ++te->sent;
   te->unacked = true;

@@ -313,14 +313,16 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
     uint64_t where = r.where;
     Status st = am_target_type(r, os, &tt);
     if (st.ok()) st = check_where(self, &where, r.tcount, *tt);
+    const std::size_t piece = remote_piece_toward(src, r.bytes);  // as the origin cut it
     if (st.ok() && r.kind == Kind::kPut) {
       // Straight into the window.
       d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, direct_address(self, where),
-                                           r.tcount, *tt);
+                                           r.tcount, *tt, piece);
     } else {
       // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
       d.data.resize(r.bytes);
-      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, d.data.data(), r.bytes);
+      d.payload_in =
+          am::Transfer::receive(ep.comm(), src, r.data_tag, d.data.data(), r.bytes, piece);
     }
   }
   return d.payload_in.test();
@@ -535,13 +537,14 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     if (own_inline) d.reply.resize(sizeof(am::Reply) + copied);  // no data after all
     am_reply(ep, src, os, r, status, st.ok() ? am::kReplyData : 0, d);
     if (!st.ok()) return;
+    const std::size_t piece = remote_piece_toward(src, r.bytes);  // as the origin expects
     if (from_window) {
-      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends);
+      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends, piece);
     } else {
       am::Buffer packed = ep.buffer();
       packed.resize(r.bytes);
       dt::pack(packed.data(), base, count, layout);
-      ep.send_owned(src, r.data_tag + 2, std::move(packed));
+      ep.send_owned(src, r.data_tag + 2, std::move(packed), piece);
     }
   };
   if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {

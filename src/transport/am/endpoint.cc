@@ -91,19 +91,24 @@ int Endpoint::new_tags() {
 }
 
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
-                           const dt::TypeInfo& t, uint32_t* pending) {
+                           const dt::TypeInfo& t, uint32_t* pending, std::size_t piece) {
   progress::EngineLock g(mu_);
-  dt::ByteLayout l = dt::byte_layout(base, count, t);
-  Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
-  PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
-  ++stats_.payloads;
-  if (!pending) {
-    sends_.push_back(std::move(o));
-    note_queues();
-    return;
+  std::vector<dt::ByteLayout> pieces;
+  if (piece)
+    pieces = dt::byte_layout_pieces(base, count, t, piece);
+  else
+    pieces.push_back(dt::byte_layout(base, count, t));
+  for (dt::ByteLayout& l : pieces) {
+    Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
+    PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
+    if (!pending) {
+      sends_.push_back(std::move(o));
+    } else {
+      ++*pending;
+      counted_.push_back(std::move(o));
+    }
   }
-  ++*pending;
-  counted_.push_back(std::move(o));
+  ++stats_.payloads;
   note_queues();
 }
 
@@ -137,10 +142,19 @@ bool Endpoint::reap() {
   return reap_sends() | counted;
 }
 
-void Endpoint::send_owned(int dest, int tag, Buffer&& buf) {
+void Endpoint::send_owned(int dest, int tag, Buffer&& buf, std::size_t piece) {
   progress::EngineLock g(mu_);
+  // The pieces before the last go first; the last holds the buffer, and sends_ completes in
+  // order, so the buffer outlives every piece.
+  const std::size_t bytes = buf.size();
+  std::size_t at = 0;
+  for (; piece && bytes - at > piece; at += piece) {
+    Outgoing o{MPI_REQUEST_NULL, {}};
+    isend_bytes(buf.data() + at, piece, dest, tag, comm_, &o.req);
+    sends_.push_back(std::move(o));
+  }
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
-  isend_bytes(o.buf.data(), o.buf.size(), dest, tag, comm_, &o.req);
+  isend_bytes(o.buf.data() + at, bytes - at, dest, tag, comm_, &o.req);
   sends_.push_back(std::move(o));
   note_queues();
   ++stats_.payloads;

@@ -3,7 +3,7 @@
 #include <climits>
 #include <vector>
 
-#include "datatype/byte_layout.h"
+#include "util/config.h"
 
 namespace osprey::am {
 namespace {
@@ -63,16 +63,39 @@ MPI_Datatype pieces_type(const Piece* pieces, int n) {
   return t;
 }
 
+std::size_t remote_piece(std::size_t bytes) {
+  const std::size_t piece = config().remote_piece;
+  return piece && bytes > piece && bytes <= kRemotePieces * piece ? piece : 0;
+}
+
 Transfer& Transfer::operator=(Transfer&& o) noexcept {
   if (this != &o) {
     if (!idle()) cancel();
     req_ = o.req_;
+    more_ = std::move(o.more_);
     type_ = o.type_;
     receive_ = o.receive_;
     o.req_ = MPI_REQUEST_NULL;
     o.type_ = MPI_DATATYPE_NULL;
   }
   return *this;
+}
+
+Transfer Transfer::pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::ByteLayout>&& pieces,
+                          bool receive) {
+  Transfer x;
+  x.receive_ = receive;
+  x.more_ = std::make_unique<std::vector<MPI_Request>>(pieces.size() - 1, MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    dt::ByteLayout& l = pieces[i];
+    MPI_Request* r = i == 0 ? &x.req_ : &(*x.more_)[i - 1];
+    if (receive)
+      PMPI_Irecv(l.addr, l.count, l.type, peer, tag, comm, r);
+    else
+      PMPI_Isend(l.addr, l.count, l.type, peer, tag, comm, r);
+    dt::release(l);  // a datatype may be freed while communication that uses it is pending
+  }
+  return x;
 }
 
 Transfer::~Transfer() {
@@ -86,7 +109,8 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* buf, std::
 }
 
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* base, MPI_Count count,
-                        const dt::TypeInfo& t) {
+                        const dt::TypeInfo& t, std::size_t piece) {
+  if (piece) return pieces(comm, dest, tag, dt::byte_layout_pieces(base, count, t, piece), false);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Transfer x;
   PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm, &x.req_);
@@ -94,7 +118,11 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* base, MPI_
   return x;
 }
 
-Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes) {
+Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes,
+                           std::size_t piece) {
+  if (piece)
+    return receive(comm, src, tag, buf, static_cast<MPI_Count>(bytes), *dt::predefined(MPI_BYTE),
+                   piece);
   Transfer x;
   x.receive_ = true;
   irecv_bytes(buf, bytes, src, tag, comm, &x.req_);
@@ -102,7 +130,8 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size
 }
 
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
-                           const dt::TypeInfo& t) {
+                           const dt::TypeInfo& t, std::size_t piece) {
+  if (piece) return pieces(comm, src, tag, dt::byte_layout_pieces(base, count, t, piece), true);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Transfer x;
   x.receive_ = true;
@@ -129,8 +158,10 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, i
 }
 
 bool Transfer::test_host() {
-  int done = 0;
-  PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
+  int done = 1;
+  if (req_ != MPI_REQUEST_NULL) PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
+  if (done && more_)
+    PMPI_Testall(static_cast<int>(more_->size()), more_->data(), &done, MPI_STATUSES_IGNORE);
   if (!done) return false;
   finish();
   return true;
@@ -138,13 +169,20 @@ bool Transfer::test_host() {
 
 void Transfer::cancel() {
   if (idle()) return;
-  if (receive_) PMPI_Cancel(&req_);
+  if (receive_) {
+    if (req_ != MPI_REQUEST_NULL) PMPI_Cancel(&req_);
+    if (more_)
+      for (MPI_Request& r : *more_)
+        if (r != MPI_REQUEST_NULL) PMPI_Cancel(&r);
+  }
   PMPI_Wait(&req_, MPI_STATUS_IGNORE);
+  if (more_) PMPI_Waitall(static_cast<int>(more_->size()), more_->data(), MPI_STATUSES_IGNORE);
   finish();
 }
 
 void Transfer::finish() {
   req_ = MPI_REQUEST_NULL;
+  more_.reset();
   if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
 }
 

@@ -6,7 +6,10 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <memory>
+#include <vector>
 
+#include "datatype/byte_layout.h"
 #include "datatype/type_info.h"
 
 namespace osprey::am {
@@ -27,6 +30,15 @@ struct Piece {
 // caller; every piece below INT_MAX bytes.
 MPI_Datatype pieces_type(const Piece* pieces, int n);
 
+// Toward a rank on another node: the piece a message of `bytes` is cut into, or 0 to send it
+// whole. Over a network transport the host's rendezvous for messages past its eager size costs
+// several round trips (MPICH over UCX's TCP: 8 KiB and an 8-byte answer 44-52 us, as two
+// messages of 4 KiB 16 us, 16 KiB as four 28 us against 60); from 32 KiB one message is as
+// fast, so only messages of up to kRemotePieces pieces are cut. Both sides of a message must
+// ask with the same size.
+constexpr std::size_t kRemotePieces = 4;
+std::size_t remote_piece(std::size_t bytes);
+
 class Transfer {
  public:
   Transfer() = default;
@@ -39,16 +51,18 @@ class Transfer {
   ~Transfer();
 
   static Transfer send(MPI_Comm comm, int dest, int tag, const void* buf, std::size_t bytes);
+  // With `piece` (remote_piece), as messages of that many bytes, in order on one tag.
   static Transfer send(MPI_Comm comm, int dest, int tag, const void* base, MPI_Count count,
-                       const dt::TypeInfo& t);
-  static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes);
+                       const dt::TypeInfo& t, std::size_t piece = 0);
+  static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes,
+                          std::size_t piece = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
-                          const dt::TypeInfo& t);
+                          const dt::TypeInfo& t, std::size_t piece = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n);
   static Transfer send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n);
 
   // Not started, or started and complete.
-  bool idle() const { return req_ == MPI_REQUEST_NULL; }
+  bool idle() const { return req_ == MPI_REQUEST_NULL && !more_; }
   // True once the message completed (at once if there was none).
   bool test() { return idle() || test_host(); }
   // A receive whose message will not come: gives it up.
@@ -57,8 +71,12 @@ class Transfer {
  private:
   bool test_host();
   void finish();
+  // One message per layout of `pieces`, the first in req_, the rest in more_.
+  static Transfer pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::ByteLayout>&& pieces,
+                         bool receive);
   MPI_Request req_ = MPI_REQUEST_NULL;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // owned layout type, freed when done
+  std::unique_ptr<std::vector<MPI_Request>> more_;  // a message sent in pieces
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;           // owned layout type, freed when done
   bool receive_ = false;
 };
 

@@ -655,6 +655,69 @@ TEST_F(DatatypeTest, ByteLayoutCoversTheSameBytes) {
   }
 }
 
+// Cut into pieces of `piece` bytes, sent one message each on MPI_COMM_SELF: the messages hold
+// the packed bytes in order, each `piece` long but the last; received piece by piece into the
+// layout, only the data bytes change, as MPI_Unpack would change them.
+void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
+  const TypeInfo* ti = info_of(t);
+  ASSERT_NE(ti, nullptr);
+  const Span s = span_of(t, count);
+  std::vector<unsigned char> src(static_cast<size_t>(s.bytes));
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<unsigned char>(i * 29 + 3);
+  const int bytes = static_cast<int>(data_bytes(count, *ti));
+  std::vector<unsigned char> want(static_cast<size_t>(bytes));
+  int pos = 0;
+  MPI_Pack(src.data() + s.before, count, t, want.data(), bytes, &pos, MPI_COMM_SELF);
+
+  std::vector<ByteLayout> out = byte_layout_pieces(src.data() + s.before, count, *ti, piece);
+  EXPECT_EQ(out.size(), (static_cast<std::size_t>(bytes) + piece - 1) / piece);
+  std::vector<unsigned char> got;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    std::vector<unsigned char> msg(piece + 1);
+    MPI_Status st;
+    MPI_Sendrecv(out[k].addr, out[k].count, out[k].type, 0, 9, msg.data(),
+                 static_cast<int>(msg.size()), MPI_BYTE, 0, 9, MPI_COMM_SELF, &st);
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    EXPECT_EQ(static_cast<std::size_t>(n),
+              k + 1 < out.size() ? piece : static_cast<std::size_t>(bytes) - k * piece);
+    got.insert(got.end(), msg.begin(), msg.begin() + n);
+    release(out[k]);
+  }
+  EXPECT_EQ(got, want);
+
+  std::vector<unsigned char> into(src.size(), 0x5a), ref(src.size(), 0x5a);
+  pos = 0;
+  MPI_Unpack(want.data(), bytes, &pos, ref.data() + s.before, count, t, MPI_COMM_SELF);
+  std::vector<ByteLayout> in = byte_layout_pieces(into.data() + s.before, count, *ti, piece);
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const std::size_t at = k * piece;
+    const int n = static_cast<int>(std::min(piece, static_cast<std::size_t>(bytes) - at));
+    MPI_Sendrecv(want.data() + at, n, MPI_BYTE, 0, 10, in[k].addr, in[k].count, in[k].type, 0, 10,
+                 MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    release(in[k]);
+  }
+  EXPECT_EQ(into, ref);
+}
+
+TEST_F(DatatypeTest, ByteLayoutPiecesCutTheSameBytesInOrder) {
+  MPI_Datatype v, res, idx;
+  MPI_Type_vector(40, 3, 5, MPI_INT64_T, &v);
+  MPI_Type_create_resized(MPI_INT, -4, 12, &res);
+  const int lens[3] = {7, 1, 30}, displs[3] = {0, 11, 13};
+  MPI_Type_indexed(3, lens, displs, MPI_DOUBLE, &idx);
+  for (MPI_Datatype t : {keep(v), keep(res), keep(idx), MPI_DOUBLE, MPI_SHORT_INT}) {
+    for (int count : {1, 5, 64}) {
+      for (std::size_t piece : {std::size_t{1000}, std::size_t{64}, std::size_t{7}}) {
+        SCOPED_TRACE(testing::Message()
+                     << "type " << t << " count " << count << " piece " << piece);
+        check_byte_layout_pieces(t, count, piece);
+      }
+    }
+  }
+}
+
 TEST_F(DatatypeTest, ByteLayoutOfDenseDataIsTheBufferItself) {
   std::vector<double> buf(8);
   ByteLayout l = byte_layout(buf.data(), 8, *info_of(MPI_DOUBLE));
