@@ -57,7 +57,9 @@ void Backoff::pause() {
     return;
   }
   calls_since_wait = 0;
-  if (oversub_) mark_.set();
+  // A wait in a process with message endpoints needs its CPU: it serves requests and advances
+  // its own replies (node_waiters.h).
+  if (oversub_ && !has_pollers()) mark_.set();
   if (!sleeping()) {
     if (rounds_ < spin_ + yield_) ++rounds_;
     if (!yield_start_ns_) {
