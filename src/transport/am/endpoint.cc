@@ -93,12 +93,7 @@ int Endpoint::new_tags() {
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
                            const dt::TypeInfo& t, uint32_t* pending, std::size_t piece) {
   progress::EngineLock g(mu_);
-  std::vector<dt::ByteLayout> pieces;
-  if (piece)
-    pieces = dt::byte_layout_pieces(base, count, t, piece);
-  else
-    pieces.push_back(dt::byte_layout(base, count, t));
-  for (dt::ByteLayout& l : pieces) {
+  auto send = [&](const dt::ByteLayout& l) {
     Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
     PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm_, &o.req);
     if (!pending) {
@@ -107,6 +102,12 @@ void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
       ++*pending;
       counted_.push_back(std::move(o));
     }
+  };
+  if (piece) {
+    for (const dt::ByteLayout& l : dt::byte_layout_pieces(base, count, t, piece))
+      send(l);
+  } else {
+    send(dt::byte_layout(base, count, t));
   }
   ++stats_.payloads;
   note_queues();
