@@ -52,9 +52,11 @@ osprey_mpi_variant(vnodes.am_put_batch am_put_batch MODES am ENV OSPREY_VIRTUAL_
 # Batched gets whose origin ranges overlap: the reply is copied, never scattered by the host
 # through a receive type with overlapping entries.
 osprey_mpi_test(am_get_same_buffer mpi/am_get_same_buffer.c)
-# Payloads and get data toward another (pretend) node in pieces the host sends eagerly: every
-# layout and size around the piece counts, also with pieces that cut elements (and payloads
-# of more than 64 bytes sent apart from their requests).
-osprey_mpi_test(am_remote_pieces mpi/am_remote_pieces.c MODES am ENV OSPREY_VIRTUAL_NODES=2)
+# Payloads and get data toward another node in pieces the host sends eagerly: every layout and
+# size around the piece counts, in every setting (the host's cliques in mixed) and toward
+# pretend nodes, also with pieces that cut elements (and payloads of more than 64 bytes sent
+# apart from their requests).
+osprey_mpi_test(am_remote_pieces mpi/am_remote_pieces.c NP 2 4)
+osprey_mpi_variant(vnodes.am_remote_pieces am_remote_pieces MODES am ENV OSPREY_VIRTUAL_NODES=2)
 osprey_mpi_variant(piece1000.am_remote_pieces am_remote_pieces MODES am
                    ENV OSPREY_VIRTUAL_NODES=2 OSPREY_REMOTE_PIECE=1000 OSPREY_EAGER_LIMIT=64)
