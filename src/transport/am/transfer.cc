@@ -85,10 +85,10 @@ Transfer Transfer::pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::Byte
                           bool receive) {
   Transfer x;
   x.receive_ = receive;
-  x.more_ = std::make_unique<std::vector<MPI_Request>>(pieces.size() - 1, MPI_REQUEST_NULL);
+  x.more_ = std::make_unique<std::vector<MPI_Request>>(pieces.size(), MPI_REQUEST_NULL);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     dt::ByteLayout& l = pieces[i];
-    MPI_Request* r = i == 0 ? &x.req_ : &(*x.more_)[i - 1];
+    MPI_Request* r = &(*x.more_)[i];
     if (receive)
       PMPI_Irecv(l.addr, l.count, l.type, peer, tag, comm, r);
     else
@@ -158,10 +158,11 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, i
 }
 
 bool Transfer::test_host() {
-  int done = 1;
-  if (req_ != MPI_REQUEST_NULL) PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
-  if (done && more_)
+  int done = 0;
+  if (more_)
     PMPI_Testall(static_cast<int>(more_->size()), more_->data(), &done, MPI_STATUSES_IGNORE);
+  else
+    PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
   if (!done) return false;
   finish();
   return true;
@@ -169,14 +170,12 @@ bool Transfer::test_host() {
 
 void Transfer::cancel() {
   if (idle()) return;
-  if (receive_) {
-    if (req_ != MPI_REQUEST_NULL) PMPI_Cancel(&req_);
-    if (more_)
-      for (MPI_Request& r : *more_)
-        if (r != MPI_REQUEST_NULL) PMPI_Cancel(&r);
-  }
-  PMPI_Wait(&req_, MPI_STATUS_IGNORE);
-  if (more_) PMPI_Waitall(static_cast<int>(more_->size()), more_->data(), MPI_STATUSES_IGNORE);
+  MPI_Request* reqs = more_ ? more_->data() : &req_;
+  const int n = more_ ? static_cast<int>(more_->size()) : 1;
+  if (receive_)
+    for (int i = 0; i < n; ++i)
+      if (reqs[i] != MPI_REQUEST_NULL) PMPI_Cancel(&reqs[i]);
+  PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
   finish();
 }
 

@@ -71,11 +71,11 @@ class Transfer {
  private:
   bool test_host();
   void finish();
-  // One message per layout of `pieces`, the first in req_, the rest in more_.
+  // One message per layout of `pieces`, all in more_.
   static Transfer pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::ByteLayout>&& pieces,
                          bool receive);
   MPI_Request req_ = MPI_REQUEST_NULL;
-  std::unique_ptr<std::vector<MPI_Request>> more_;  // a message sent in pieces
+  std::unique_ptr<std::vector<MPI_Request>> more_;  // a message in pieces (req_ unused)
   MPI_Datatype type_ = MPI_DATATYPE_NULL;           // owned layout type, freed when done
   bool receive_ = false;
 };
