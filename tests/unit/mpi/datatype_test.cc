@@ -603,18 +603,44 @@ TEST_F(DatatypeTest, CopyBetweenDifferentLayoutsOfTheSameData) {
 // Sends from and receives into the byte layout on MPI_COMM_SELF, as the message path does
 // (MPICH's MPI_Pack refuses the MPI_BOTTOM buffer, point-to-point takes it), and compares
 // with packing and unpacking the original type.
+// `count` elements of t over a buffer of numbered bytes (i * mul + add), and what MPI_Pack
+// makes of them.
+struct Packed {
+  Span s;
+  std::vector<unsigned char> src, want;
+  int bytes = 0;
+  int packed = 0;  // what MPI_Pack reported
+};
+Packed packed_source(MPI_Datatype t, int count, const TypeInfo& ti, unsigned mul, unsigned add) {
+  Packed p;
+  p.s = span_of(t, count);
+  p.src.resize(static_cast<size_t>(p.s.bytes));
+  for (size_t i = 0; i < p.src.size(); ++i)
+    p.src[i] = static_cast<unsigned char>(i * mul + add);
+  p.bytes = static_cast<int>(data_bytes(count, ti));
+  p.want.resize(static_cast<size_t>(p.bytes));
+  MPI_Pack(p.src.data() + p.s.before, count, t, p.want.data(), p.bytes, &p.packed, MPI_COMM_SELF);
+  return p;
+}
+
+// A buffer of `fill` the size of p.src, into which MPI_Unpack placed p.want.
+std::vector<unsigned char> unpacked_reference(const Packed& p, MPI_Datatype t, int count,
+                                              unsigned char fill) {
+  std::vector<unsigned char> ref(p.src.size(), fill);
+  int pos = 0;
+  MPI_Unpack(p.want.data(), p.bytes, &pos, ref.data() + p.s.before, count, t, MPI_COMM_SELF);
+  return ref;
+}
+
 void check_byte_layout(MPI_Datatype t, int count) {
   const TypeInfo* ti = info_of(t);
   ASSERT_NE(ti, nullptr);
-  const Span s = span_of(t, count);
-  std::vector<unsigned char> src(static_cast<size_t>(s.bytes));
-  for (size_t i = 0; i < src.size(); ++i)
-    src[i] = static_cast<unsigned char>(i * 13 + 1);
-  const int bytes = static_cast<int>(data_bytes(count, *ti));
-  std::vector<unsigned char> want(static_cast<size_t>(bytes));
-  int pos = 0;
-  MPI_Pack(src.data() + s.before, count, t, want.data(), bytes, &pos, MPI_COMM_SELF);
-  ASSERT_EQ(pos, bytes);
+  Packed p = packed_source(t, count, *ti, 13, 1);
+  const Span& s = p.s;
+  std::vector<unsigned char>& src = p.src;
+  const std::vector<unsigned char>& want = p.want;
+  const int bytes = p.bytes;
+  ASSERT_EQ(p.packed, bytes);
 
   ByteLayout l = byte_layout(src.data() + s.before, count, *ti);
   EXPECT_EQ(l.owned, !ti->dense);
@@ -632,9 +658,8 @@ void check_byte_layout(MPI_Datatype t, int count) {
   EXPECT_EQ(l.type, MPI_BYTE);
 
   // Into the layout: only the data bytes change, as MPI_Unpack would change them.
-  std::vector<unsigned char> into(src.size(), 0x22), ref(src.size(), 0x22);
-  pos = 0;
-  MPI_Unpack(want.data(), bytes, &pos, ref.data() + s.before, count, t, MPI_COMM_SELF);
+  std::vector<unsigned char> into(src.size(), 0x22);
+  const std::vector<unsigned char> ref = unpacked_reference(p, t, count, 0x22);
   ByteLayout in = byte_layout(into.data() + s.before, count, *ti);
   MPI_Sendrecv(want.data(), bytes, MPI_BYTE, 0, 8, in.addr, in.count, in.type, 0, 8, MPI_COMM_SELF,
                MPI_STATUS_IGNORE);
@@ -661,14 +686,11 @@ TEST_F(DatatypeTest, ByteLayoutCoversTheSameBytes) {
 void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
   const TypeInfo* ti = info_of(t);
   ASSERT_NE(ti, nullptr);
-  const Span s = span_of(t, count);
-  std::vector<unsigned char> src(static_cast<size_t>(s.bytes));
-  for (size_t i = 0; i < src.size(); ++i)
-    src[i] = static_cast<unsigned char>(i * 29 + 3);
-  const int bytes = static_cast<int>(data_bytes(count, *ti));
-  std::vector<unsigned char> want(static_cast<size_t>(bytes));
-  int pos = 0;
-  MPI_Pack(src.data() + s.before, count, t, want.data(), bytes, &pos, MPI_COMM_SELF);
+  Packed p = packed_source(t, count, *ti, 29, 3);
+  const Span& s = p.s;
+  std::vector<unsigned char>& src = p.src;
+  const std::vector<unsigned char>& want = p.want;
+  const int bytes = p.bytes;
 
   std::vector<ByteLayout> out = byte_layout_pieces(src.data() + s.before, count, *ti, piece);
   EXPECT_EQ(out.size(), (static_cast<std::size_t>(bytes) + piece - 1) / piece);
@@ -687,9 +709,8 @@ void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
   }
   EXPECT_EQ(got, want);
 
-  std::vector<unsigned char> into(src.size(), 0x5a), ref(src.size(), 0x5a);
-  pos = 0;
-  MPI_Unpack(want.data(), bytes, &pos, ref.data() + s.before, count, t, MPI_COMM_SELF);
+  std::vector<unsigned char> into(src.size(), 0x5a);
+  const std::vector<unsigned char> ref = unpacked_reference(p, t, count, 0x5a);
   std::vector<ByteLayout> in = byte_layout_pieces(into.data() + s.before, count, *ti, piece);
   for (std::size_t k = 0; k < in.size(); ++k) {
     const std::size_t at = k * piece;
