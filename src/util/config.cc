@@ -46,7 +46,7 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_EAGER_LIMIT", &Config::eager_limit, 0,
      "bytes that travel inside a request; larger payloads go as separate messages into place"},
     {"OSPREY_REMOTE_PIECE", &Config::remote_piece, 0,
-     "toward ranks on other nodes, payloads and get data of up to 4 such pieces (bytes) travel "
+     "toward ranks on other nodes, payloads and get data of up to 6 such pieces (bytes) travel "
      "as messages of at most one piece each, which the host sends eagerly (`0`: one message)"},
     {"OSPREY_RECV_SLOTS", &Config::recv_slots, 2,
      "request receive space per communicator, in messages (the credits); fixed, whatever the "

@@ -1,13 +1,14 @@
-/* Payloads and get data toward another node travel in pieces (OSPREY_REMOTE_PIECE, up to four
- * of them): put, get, accumulate and get_accumulate of sizes around 1 to 4 pieces and just past
- * them, origin and target layouts contiguous or strided (a piece boundary then falls inside the
- * gaps' runs, or, with a piece of 1000 bytes, inside elements), under fence and lock_all +
- * flush, every window flavor. Every element and the gaps between are checked at every target
- * and in every result buffer. */
+/* Payloads and get data toward another node travel in pieces (OSPREY_REMOTE_PIECE, up to six
+ * of them): put, get, accumulate and get_accumulate of sizes around 1 to 6 pieces and just past
+ * them (of the default piece, 7,936 bytes, and of 1000), origin and target layouts contiguous or
+ * strided (a piece boundary then falls inside the gaps' runs, or, with a piece of 1000 bytes,
+ * inside elements), under fence and lock_all + flush, every window flavor. Every element and the
+ * gaps between are checked at every target and in every result buffer. */
 #include "common.h"
 
-enum { MAXN = 2100, STRIDE = 3, REGION = MAXN * STRIDE }; /* int64 elements */
-static const int sizes[] = {100, 130, 250, 500, 513, 750, 1024, 1500, 2048, 2049};
+enum { MAXN = 5953, STRIDE = 3, REGION = MAXN * STRIDE }; /* int64 elements */
+/* 992, 3968 and 5952 elements are 1, 4 and 6 default pieces; 125 and 750 1 and 6 of 1000 bytes. */
+static const int sizes[] = {100, 130, 250, 500, 513, 750, 751, 992, 993, 2048, 3968, 5952, 5953};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 static const int64_t kGap = -7;
 

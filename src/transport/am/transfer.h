@@ -32,11 +32,11 @@ MPI_Datatype pieces_type(const Piece* pieces, int n);
 
 // Toward a rank on another node: the piece a message of `bytes` is cut into, or 0 to send it
 // whole. Over a network transport the host's rendezvous for messages past its eager size costs
-// several round trips (MPICH over UCX's TCP: 8 KiB and an 8-byte answer 44-52 us, as two
-// messages of 4 KiB 16 us, 16 KiB as four 28 us against 60); from 32 KiB one message is as
-// fast, so only messages of up to kRemotePieces pieces are cut. Both sides of a message must
-// ask with the same size.
-constexpr std::size_t kRemotePieces = 4;
+// several round trips (MPICH over UCX's TCP, whose eager size is 8 KiB: 8 KiB and an 8-byte
+// answer 51-54 us, as pieces of 7,936 bytes 16-18; 32 KiB 50-150 against 34-43 as pieces of
+// 7,936 and 57 as pieces of 4 KiB); from 64 KiB one message is as fast, so only messages of up
+// to kRemotePieces pieces are cut. Both sides of a message must ask with the same size.
+constexpr std::size_t kRemotePieces = 6;
 std::size_t remote_piece(std::size_t bytes);
 
 class Transfer {
