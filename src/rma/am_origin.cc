@@ -710,7 +710,15 @@ Status Window::am_flush(int rank, bool local_only) {
   TargetElem* te = am_->table.find(rank);
   if (!te) {
     // Nothing to wait for, so no wait serves requests: a process that spins on a flush (on
-    // its own memory, say) must still serve the others.
+    // its own memory, say) must still serve the others, though not on every call. The host's
+    // progress was most of an empty flush (85 of 90 ns on shared memory, MPICH's own 17 ns
+    // without any), and every 8th call still serves requests within a few hundred ns.
+    if ((++am_->empty_flushes & 7) != 0) {
+      const Status s = am_take_error();
+      g.unlock();
+      progress::pace_spinning_caller();
+      return s;
+    }
     g.unlock();
     progress::poll();
     progress::pace_spinning_caller();

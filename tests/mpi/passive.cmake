@@ -6,6 +6,8 @@ osprey_mpi_test(lock_exclusion mpi/lock_exclusion.c)
 # stream shared locks on shared memory: the target must serve it from its unlocks.
 osprey_mpi_variant(remote.lock_exclusion lock_exclusion NP 4 MODES mixed)
 osprey_mpi_test(lockall_flush mpi/lockall_flush.c)
+# Requests served while a rank spins on flushes with nothing outstanding.
+osprey_mpi_test(flush_progress mpi/flush_progress.c NP 2 3)
 osprey_mpi_test(acc_ordering mpi/acc_ordering.c)
 osprey_mpi_test(acc_exclusive mpi/acc_exclusive.c)
 osprey_mpi_test(self_lock mpi/self_lock.c)
