@@ -141,9 +141,9 @@ ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t) {
 }
 
 std::vector<ByteLayout> byte_layout_pieces(const void* base, MPI_Count count, const TypeInfo& t,
-                                           std::size_t piece) {
+                                           std::size_t piece, std::size_t skip) {
   std::vector<ByteLayout> out;
-  if (piece == 0) return {byte_layout(base, count, t)};
+  if (piece == 0) return {byte_layout(base, count, t)};  // (never asked with a skip)
   std::vector<int> lens;
   std::vector<MPI_Aint> displs;
   char* first = nullptr;
@@ -163,6 +163,10 @@ std::vector<ByteLayout> byte_layout_pieces(const void* base, MPI_Count count, co
     have = 0;
   };
   auto take = [&](char* p, std::size_t n) {
+    const std::size_t skipped = n < skip ? n : skip;
+    p += skipped;
+    n -= skipped;
+    skip -= skipped;
     while (n > 0) {
       const std::size_t k = n < piece - have ? n : piece - have;
       if (!lens.empty() && p == end) {

@@ -20,10 +20,11 @@ struct ByteLayout {
 };
 
 ByteLayout byte_layout(const void* base, MPI_Count count, const TypeInfo& t);
-// The same bytes cut into layouts of `piece` bytes each in type map order (the last one
-// shorter), for a message sent as several: each side cuts its own layout at the same offsets.
+// The same bytes but the first `skip`, cut into layouts of `piece` bytes each in type map
+// order (the last one shorter), for a message sent as several: each side cuts its own layout
+// at the same offsets.
 std::vector<ByteLayout> byte_layout_pieces(const void* base, MPI_Count count, const TypeInfo& t,
-                                           std::size_t piece);
+                                           std::size_t piece, std::size_t skip = 0);
 void release(ByteLayout& l);
 
 }  // namespace osprey::dt

@@ -50,5 +50,8 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
 // Contiguous packing of a layout, and the reverse.
 void pack(void* out, const void* src, MPI_Count count, const TypeInfo& t);
 void unpack(void* dst, MPI_Count count, const TypeInfo& t, const void* in);
+// The same for the layout's first n data bytes only (n at most its data bytes).
+void pack_head(void* out, const void* src, MPI_Count count, const TypeInfo& t, std::size_t n);
+void unpack_head(void* dst, MPI_Count count, const TypeInfo& t, const void* in, std::size_t n);
 
 }  // namespace osprey::dt

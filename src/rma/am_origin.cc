@@ -367,8 +367,16 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
       batch_reply + (returns_data(op->kind) ? op->bytes : 0) <= am::kLateReplyMax;
   if (op->expects_reply && !late_reply) am_expect_reply(te, op);
 
+  // Toward another node a separate payload goes in pieces, and the request carries its first
+  // bytes, as many as the slot has room for: one message fewer, where each message costs a
+  // network transport a progress round (over loopback TCP a 48-byte request and 4 KiB apart,
+  // with an 8-byte answer, took 18.6 us, as one message 13.8).
+  const std::size_t piece = separate_data ? remote_piece_toward(te->rank, op->bytes) : 0;
+  const std::size_t head =
+      piece ? ep.inline_room((separate_layout ? 0 : layout.size()) + batch) : 0;
   // The request: header, batched operations, inline layout, CAS compare operand, inline data.
-  const std::size_t data = carries_data && !separate_data ? static_cast<std::size_t>(op->bytes) : 0;
+  const std::size_t data =
+      carries_data && !separate_data ? static_cast<std::size_t>(op->bytes) : head;
   std::size_t at = msg.size();
   msg.resize(at + (separate_layout ? 0 : layout.size()) + cmp_bytes + data);
   if (!separate_layout && !layout.empty()) {
@@ -381,6 +389,8 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   }
   if (data && op->otype->dense)
     std::memcpy(msg.data() + at, static_cast<const char*>(op->origin) + op->otype->true_lb, data);
+  else if (head)
+    dt::pack_head(msg.data() + at, op->origin, op->ocount, *op->otype, head);
   else if (data)
     dt::pack(msg.data() + at, op->origin, op->ocount, *op->otype);
   std::memcpy(msg.data(), &r, sizeof r);
@@ -402,7 +412,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
   }
   if (separate_data)
     op->payload = am::Transfer::send(ep.comm(), te->rank, op->tags + 1, op->origin, op->ocount,
-                                     *op->otype, remote_piece_toward(te->rank, op->bytes));
+                                     *op->otype, piece, head);
   op->state = OpElem::State::kIssued;
   op->seq = ++te->sent;
   te->unacked = true;

@@ -314,15 +314,22 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
     Status st = am_target_type(r, os, &tt);
     if (st.ok()) st = check_where(self, &where, r.tcount, *tt);
     const std::size_t piece = remote_piece_toward(src, r.bytes);  // as the origin cut it
+    // With pieces, the request may carry the payload's first bytes (request_check: fewer than
+    // the whole): the pieces are the rest.
+    const char* head_data = parse(r, d.msg).data;
+    const std::size_t head = piece ? static_cast<std::size_t>(d.msg + d.n - head_data) : 0;
     if (st.ok() && r.kind == Kind::kPut) {
       // Straight into the window.
-      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, direct_address(self, where),
-                                           r.tcount, *tt, piece);
+      char* to = direct_address(self, where);
+      dt::unpack_head(to, r.tcount, *tt, head_data, head);
+      d.payload_in =
+          am::Transfer::receive(ep.comm(), src, r.data_tag, to, r.tcount, *tt, piece, head);
     } else {
       // A buffer to combine from; or, out of range, taken and dropped (the origin learns why).
       d.data.resize(r.bytes);
-      d.payload_in =
-          am::Transfer::receive(ep.comm(), src, r.data_tag, d.data.data(), r.bytes, piece);
+      if (head) std::memcpy(d.data.data(), head_data, head);
+      d.payload_in = am::Transfer::receive(ep.comm(), src, r.data_tag, d.data.data() + head,
+                                           r.bytes - head, piece);
     }
   }
   return d.payload_in.test();

@@ -123,6 +123,9 @@ std::vector<std::vector<char>> valid_packets() {
   separate.flags = kSeparateData | kLockExclusive | kUnlock;
   separate.data_tag = kTag + 1;
   v.push_back(packet(separate));
+  std::vector<char> with_head = packet(separate);  // its first bytes in the request
+  with_head.resize(with_head.size() + 5000, 'h');
+  v.push_back(with_head);
   for (Kind k : {Kind::kSync, Kind::kComplete, Kind::kFence}) {
     Request s{};
     s.kind = k;
@@ -197,6 +200,13 @@ TEST(RequestCheck, EachKindOfDamageIsRefused) {
   r.flags = kSeparateData;
   r.data_tag = -5;
   EXPECT_EQ(with(r), MPI_ERR_TAG);
+  r = base(Kind::kPut, 64);
+  r.flags = kSeparateData;
+  std::vector<char> whole = packet(r);  // a separate payload's head is never all of it
+  whole.resize(whole.size() + 64, 'h');
+  EXPECT_EQ(check(whole), MPI_ERR_TRUNCATE);
+  whole.resize(whole.size() - 1);
+  EXPECT_EQ(check(whole), 0);
   r = base(Kind::kPut, 64);
   r.flags = kTypeStore | kTypeCached;
   EXPECT_EQ(check(packet(r, strided_layout())), MPI_ERR_INTERN);

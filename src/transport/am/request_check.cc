@@ -118,6 +118,8 @@ int check_request(const char* msg, std::size_t n) {
       !(r.flags & kSeparateData) && __builtin_add_overflow(need, r.bytes, &need))
     return MPI_ERR_TRUNCATE;
   if (need > n - sizeof(Request)) return MPI_ERR_TRUNCATE;
+  // A separate payload's first bytes may ride in the request (toward another node), never all.
+  if ((r.flags & kSeparateData) && n - sizeof(Request) - need >= r.bytes) return MPI_ERR_TRUNCATE;
   return 0;
 }
 

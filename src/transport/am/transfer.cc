@@ -109,8 +109,9 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* buf, std::
 }
 
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* base, MPI_Count count,
-                        const dt::TypeInfo& t, std::size_t piece) {
-  if (piece) return pieces(comm, dest, tag, dt::byte_layout_pieces(base, count, t, piece), false);
+                        const dt::TypeInfo& t, std::size_t piece, std::size_t skip) {
+  if (piece)
+    return pieces(comm, dest, tag, dt::byte_layout_pieces(base, count, t, piece, skip), false);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Transfer x;
   PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm, &x.req_);
@@ -130,8 +131,9 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size
 }
 
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
-                           const dt::TypeInfo& t, std::size_t piece) {
-  if (piece) return pieces(comm, src, tag, dt::byte_layout_pieces(base, count, t, piece), true);
+                           const dt::TypeInfo& t, std::size_t piece, std::size_t skip) {
+  if (piece)
+    return pieces(comm, src, tag, dt::byte_layout_pieces(base, count, t, piece, skip), true);
   dt::ByteLayout l = dt::byte_layout(base, count, t);
   Transfer x;
   x.receive_ = true;

@@ -51,13 +51,14 @@ class Transfer {
   ~Transfer();
 
   static Transfer send(MPI_Comm comm, int dest, int tag, const void* buf, std::size_t bytes);
-  // With `piece` (remote_piece), as messages of that many bytes, in order on one tag.
+  // With `piece` (remote_piece), as messages of that many bytes, in order on one tag; and
+  // with a piece, all but the layout's first `skip` bytes (which travelled in the request).
   static Transfer send(MPI_Comm comm, int dest, int tag, const void* base, MPI_Count count,
-                       const dt::TypeInfo& t, std::size_t piece = 0);
+                       const dt::TypeInfo& t, std::size_t piece = 0, std::size_t skip = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes,
                           std::size_t piece = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
-                          const dt::TypeInfo& t, std::size_t piece = 0);
+                          const dt::TypeInfo& t, std::size_t piece = 0, std::size_t skip = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n);
   static Transfer send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n);
 

@@ -680,21 +680,24 @@ TEST_F(DatatypeTest, ByteLayoutCoversTheSameBytes) {
   }
 }
 
-// Cut into pieces of `piece` bytes, sent one message each on MPI_COMM_SELF: the messages hold
-// the packed bytes in order, each `piece` long but the last; received piece by piece into the
-// layout, only the data bytes change, as MPI_Unpack would change them.
-void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
+// The first `head` data bytes packed apart (pack_head), the rest cut into pieces of `piece`
+// bytes, sent one message each on MPI_COMM_SELF: head and messages hold the packed bytes in
+// order, each message `piece` long but the last; unpacked (unpack_head) and received piece by
+// piece into the layout, only the data bytes change, as MPI_Unpack would change them.
+void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece, std::size_t head = 0) {
   const TypeInfo* ti = info_of(t);
   ASSERT_NE(ti, nullptr);
   Packed p = packed_source(t, count, *ti, 29, 3);
   const Span& s = p.s;
   std::vector<unsigned char>& src = p.src;
   const std::vector<unsigned char>& want = p.want;
-  const int bytes = p.bytes;
+  const auto bytes = static_cast<std::size_t>(p.bytes);
+  if (head >= bytes) return;  // a head is always less than the whole
 
-  std::vector<ByteLayout> out = byte_layout_pieces(src.data() + s.before, count, *ti, piece);
-  EXPECT_EQ(out.size(), (static_cast<std::size_t>(bytes) + piece - 1) / piece);
-  std::vector<unsigned char> got;
+  std::vector<unsigned char> got(head);
+  pack_head(got.data(), src.data() + s.before, count, *ti, head);
+  std::vector<ByteLayout> out = byte_layout_pieces(src.data() + s.before, count, *ti, piece, head);
+  EXPECT_EQ(out.size(), (bytes - head + piece - 1) / piece);
   for (std::size_t k = 0; k < out.size(); ++k) {
     std::vector<unsigned char> msg(piece + 1);
     MPI_Status st;
@@ -702,8 +705,7 @@ void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
                  static_cast<int>(msg.size()), MPI_BYTE, 0, 9, MPI_COMM_SELF, &st);
     int n = 0;
     MPI_Get_count(&st, MPI_BYTE, &n);
-    EXPECT_EQ(static_cast<std::size_t>(n),
-              k + 1 < out.size() ? piece : static_cast<std::size_t>(bytes) - k * piece);
+    EXPECT_EQ(static_cast<std::size_t>(n), k + 1 < out.size() ? piece : bytes - head - k * piece);
     got.insert(got.end(), msg.begin(), msg.begin() + n);
     release(out[k]);
   }
@@ -711,10 +713,11 @@ void check_byte_layout_pieces(MPI_Datatype t, int count, std::size_t piece) {
 
   std::vector<unsigned char> into(src.size(), 0x5a);
   const std::vector<unsigned char> ref = unpacked_reference(p, t, count, 0x5a);
-  std::vector<ByteLayout> in = byte_layout_pieces(into.data() + s.before, count, *ti, piece);
+  unpack_head(into.data() + s.before, count, *ti, want.data(), head);
+  std::vector<ByteLayout> in = byte_layout_pieces(into.data() + s.before, count, *ti, piece, head);
   for (std::size_t k = 0; k < in.size(); ++k) {
-    const std::size_t at = k * piece;
-    const int n = static_cast<int>(std::min(piece, static_cast<std::size_t>(bytes) - at));
+    const std::size_t at = head + k * piece;
+    const int n = static_cast<int>(std::min(piece, bytes - at));
     MPI_Sendrecv(want.data() + at, n, MPI_BYTE, 0, 10, in[k].addr, in[k].count, in[k].type, 0, 10,
                  MPI_COMM_SELF, MPI_STATUS_IGNORE);
     release(in[k]);
@@ -734,6 +737,24 @@ TEST_F(DatatypeTest, ByteLayoutPiecesCutTheSameBytesInOrder) {
         SCOPED_TRACE(testing::Message()
                      << "type " << t << " count " << count << " piece " << piece);
         check_byte_layout_pieces(t, count, piece);
+      }
+    }
+  }
+}
+
+// A request carries a payload's first bytes, the pieces the rest: heads that end inside a run,
+// inside an element and on a run's end.
+TEST_F(DatatypeTest, ByteLayoutPiecesAfterAHeadCutTheRest) {
+  MPI_Datatype v, res;
+  MPI_Type_vector(40, 3, 5, MPI_INT64_T, &v);
+  MPI_Type_create_resized(MPI_INT, -4, 12, &res);
+  for (MPI_Datatype t : {keep(v), keep(res), MPI_DOUBLE}) {
+    for (int count : {1, 5}) {
+      for (std::size_t head :
+           {std::size_t{1}, std::size_t{13}, std::size_t{24}, std::size_t{500}}) {
+        SCOPED_TRACE(testing::Message() << "type " << t << " count " << count << " head " << head);
+        check_byte_layout_pieces(t, count, 64, head);
+        check_byte_layout_pieces(t, count, 7, head);
       }
     }
   }
