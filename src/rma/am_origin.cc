@@ -274,6 +274,9 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
       in_reply.push_back(g);
       op->reply_gets += static_cast<uint32_t>(g->bytes);
     }
+  // Data that comes in remote pieces: the reply brings its first bytes.
+  const std::size_t head =
+      inline_reply ? 0 : reply_head_toward(te->rank, result_bytes, op->reply_gets);
   // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
   // data into their buffers, then this operation's own data.
   op->scattered = am::direct_reply(op->reply_gets, in_reply.size()) &&
@@ -291,7 +294,7 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
     op->reply_in = am::Transfer::receive(ep.comm(), te->rank, op->tags, pieces.data(),
                                          static_cast<int>(pieces.size()));
   } else {
-    op->reply.resize(sizeof(am::Reply) + op->reply_gets + own);
+    op->reply.resize(sizeof(am::Reply) + op->reply_gets + own + head);
     op->reply_in =
         am::Transfer::receive(ep.comm(), te->rank, op->tags, op->reply.data(), op->reply.size());
   }
@@ -305,7 +308,7 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
     const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
     const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
     op->reply_data = am::Transfer::receive(ep.comm(), te->rank, op->tags + 3, res, rc, rt,
-                                           remote_piece_toward(te->rank, result_bytes));
+                                           remote_piece_toward(te->rank, result_bytes), head);
   }
 }
 
@@ -632,10 +635,14 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
   if (!(rep.flags & am::kReplyData)) {
     op->reply_data.cancel();  // no data will come
   } else if (left) {
-    if (op->kind == Kind::kGet)
-      dt::unpack(const_cast<void*>(op->origin), op->ocount, *op->otype, data);
+    // All of the data, or the first bytes of what comes in pieces (reply_head_toward).
+    void* res = op->kind == Kind::kGet ? const_cast<void*>(op->origin) : op->result;
+    const MPI_Count rc = op->kind == Kind::kGet ? op->ocount : op->rcount;
+    const dt::TypeInfo& rt = op->kind == Kind::kGet ? *op->otype : *op->rtype;
+    if (left < op->bytes)
+      dt::unpack_head(res, rc, rt, data, left);
     else
-      dt::unpack(op->result, op->rcount, *op->rtype, data);
+      dt::unpack(res, rc, rt, data);
   }
 }
 

@@ -542,16 +542,23 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
       return;
     }
     if (own_inline) d.reply.resize(sizeof(am::Reply) + copied);  // no data after all
+    // Data in remote pieces: the reply brings its first bytes (as the origin expects).
+    const std::size_t head = st.ok() ? reply_head_toward(src, r.bytes, in_reply) : 0;
+    if (head) {
+      if (d.reply.empty()) d.reply = ep.buffer();
+      d.reply.resize(sizeof(am::Reply) + copied + head);
+      dt::pack_head(d.reply.data() + sizeof(am::Reply) + copied, base, count, layout, head);
+    }
     am_reply(ep, src, os, r, status, st.ok() ? am::kReplyData : 0, d);
     if (!st.ok()) return;
     const std::size_t piece = remote_piece_toward(src, r.bytes);  // as the origin expects
     if (from_window) {
-      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends, piece);
+      ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends, piece, head);
     } else {
       am::Buffer packed = ep.buffer();
       packed.resize(r.bytes);
       dt::pack(packed.data(), base, count, layout);
-      ep.send_owned(src, r.data_tag + 2, std::move(packed), piece);
+      ep.send_owned(src, r.data_tag + 2, std::move(packed), piece, head);
     }
   };
   if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {

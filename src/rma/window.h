@@ -31,6 +31,7 @@
 #include "transport/shm/peer_regions.h"
 #include "transport/shm/segment.h"
 #include "transport/shm/window_segment.h"
+#include "util/config.h"
 #include "util/status.h"
 
 namespace osprey::am {
@@ -354,6 +355,13 @@ class Window {
   // `rank` (am::remote_piece: only toward another node; the same on both sides).
   std::size_t remote_piece_toward(int rank, uint64_t bytes) const {
     return ci_->local_index(rank) < 0 ? am::remote_piece(static_cast<std::size_t>(bytes)) : 0;
+  }
+  // The first bytes of a get's (or get_accumulate's, fetch_and_op's) data of `bytes` that its
+  // reply carries when the rest goes in remote pieces (one message fewer): an eager limit's
+  // worth, if no batched get's data rides in the reply. The same on both sides.
+  std::size_t reply_head_toward(int rank, uint64_t bytes, uint64_t gets_in_reply) const {
+    const std::size_t limit = config().eager_limit;
+    return !gets_in_reply && bytes > limit && remote_piece_toward(rank, bytes) ? limit : 0;
   }
 
   MPI_Win anchor_ = MPI_WIN_NULL;

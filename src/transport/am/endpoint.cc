@@ -91,7 +91,8 @@ int Endpoint::new_tags() {
 }
 
 void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
-                           const dt::TypeInfo& t, uint32_t* pending, std::size_t piece) {
+                           const dt::TypeInfo& t, uint32_t* pending, std::size_t piece,
+                           std::size_t skip) {
   progress::EngineLock g(mu_);
   auto send = [&](const dt::ByteLayout& l) {
     Outgoing o{MPI_REQUEST_NULL, {}, l.owned ? l.type : MPI_DATATYPE_NULL, pending};
@@ -104,7 +105,7 @@ void Endpoint::send_layout(int dest, int tag, const void* base, MPI_Count count,
     }
   };
   if (piece) {
-    for (const dt::ByteLayout& l : dt::byte_layout_pieces(base, count, t, piece))
+    for (const dt::ByteLayout& l : dt::byte_layout_pieces(base, count, t, piece, skip))
       send(l);
   } else {
     send(dt::byte_layout(base, count, t));
@@ -143,12 +144,12 @@ bool Endpoint::reap() {
   return reap_sends() | counted;
 }
 
-void Endpoint::send_owned(int dest, int tag, Buffer&& buf, std::size_t piece) {
+void Endpoint::send_owned(int dest, int tag, Buffer&& buf, std::size_t piece, std::size_t skip) {
   progress::EngineLock g(mu_);
   // The pieces before the last go first; the last holds the buffer, and sends_ completes in
   // order, so the buffer outlives every piece.
   const std::size_t bytes = buf.size();
-  std::size_t at = 0;
+  std::size_t at = piece ? skip : 0;
   for (; piece && bytes - at > piece; at += piece) {
     Outgoing o{MPI_REQUEST_NULL, {}};
     isend_bytes(buf.data() + at, piece, dest, tag, comm_, &o.req);

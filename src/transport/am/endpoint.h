@@ -96,10 +96,11 @@ class Endpoint {
   // A separate payload: straight from memory that outlives the send (window memory), or from
   // a buffer the endpoint takes over. `pending` (if given) counts the send until it completes,
   // so that the engine knows when the memory is no longer being read. With `piece`
-  // (remote_piece), as messages of that many bytes in order.
+  // (remote_piece), as messages of that many bytes in order, and then without the first
+  // `skip` bytes (which travelled in the reply).
   void send_layout(int dest, int tag, const void* base, MPI_Count count, const dt::TypeInfo& t,
-                   uint32_t* pending = nullptr, std::size_t piece = 0);
-  void send_owned(int dest, int tag, Buffer&& buf, std::size_t piece = 0);
+                   uint32_t* pending = nullptr, std::size_t piece = 0, std::size_t skip = 0);
+  void send_owned(int dest, int tag, Buffer&& buf, std::size_t piece = 0, std::size_t skip = 0);
   // Completes what sends it can now (poll() does it too, less often).
   bool reap();
 
