@@ -274,15 +274,21 @@ def write_markdown(points, rows, run, made, out, path):
           "command instead).", "",
           f"- command: `{run['command']}` (from the repository root)",
           f"- finished: {run['finished']}, {run['seconds']} s, {run['configurations']} "
-          f"configurations, {run['pairs']} pairs each",
+          f"configurations, {run['pairs']} pairs each" +
+          (f"; the {len(run['rechecked'])} with a row behind after those, "
+           f"{run['recheck_pairs']} pairs more (bench/run.py --recheck)"
+           if run.get("rechecked") else ""),
           *machine_lines(run), "",
           "Each engine runs the same benchmark source (`bench/*.c`, plain MPI) in alternation, "
           "pair by pair; a cache-line probe before and after each pair drops pairs whose core "
           "placement changed (see docs/BENCHMARKING.md). Values are medians over the kept "
           "pairs; ratios are medians of the per-pair ratios osprey / best peer of that pair. For "
           "times a ratio below 1 means osprey is faster; for bandwidth and rates, above 1. "
-          f"\"Behind\" means worse than the best peer by more than {EVEN:.0%}, about what "
-          "repeated runs differ by here.", "",
+          f"\"Behind\" means worse than the best peer by more than {EVEN:.0%}. Single runs "
+          "here differ by far more than that (the two cores change placement every few "
+          "minutes)" + (": a configuration with a row behind after its first pairs ran more "
+                        "pairs, and all of them make its medians." if run.get("rechecked")
+                        else "."), "",
           "## Physical references on this machine", ""]
     for (metric, x, where), vals in sorted(ref.items()):
         u = "us" if metric.endswith("round_trip") else "MB/s"

@@ -6,9 +6,13 @@ OSPREY_TRANSPORT=am against MPICH with MPIR_CVAR_NOLOCAL=1). Writes every value 
 bench/results/raw.csv and how the run went to bench/results/run.json; bench/report.py then
 makes summary.csv, the plots and bench/RESULTS.md from them.
 
-  bench/run.py [--pairs 3] [--quick] [--only REGEX] [--build build] [--out bench/results]
+  bench/run.py [--pairs 3] [--recheck 3] [--quick] [--only REGEX] [--build build]
+               [--out bench/results]
 
---quick runs a few configurations only (a smoke run of the whole chain, not for quoting)."""
+--recheck N: each configuration with a row behind the best peer after its first pairs runs N
+pairs more, and every row of it is then the median over all its kept pairs (one more look, not
+a retry until it passes: the extra pairs count whichever way they go). --quick runs a few
+configurations only (a smoke run of the whole chain, not for quoting)."""
 import argparse
 import csv
 import datetime
@@ -119,9 +123,12 @@ def build(build_dir):
                         "osprey"], check=True, stdout=subprocess.DEVNULL)
 
 
-def measure(configs, pairs, build_dir, rows, failures):
-    """Runs each configuration `pairs` times per engine, alternating the order pair by pair."""
+def measure(configs, pairs, build_dir, rows, failures, first_pair=0):
+    """Runs each configuration `pairs` times per engine, alternating the order pair by pair
+    (numbered from first_pair). Returns which configuration each (section, metric, x) came
+    from."""
     probes, p2p = [], []
+    origin = {}
     for n, (section, np, argv) in enumerate(configs):
         if section == "message" and np == 2:
             # The floor of any operation that waits for an answer on the message path: the
@@ -134,7 +141,7 @@ def measure(configs, pairs, build_dir, rows, failures):
         names = [e for e in names if engines.available(e, build_dir)]
         label = f"{section} np={np} {' '.join(argv)}"
         print(f"[{n + 1}/{len(configs)}] {label}", file=sys.stderr, flush=True)
-        for pair in range(pairs):
+        for pair in range(first_pair, first_pair + pairs):
             before, rt_before = engines.probe(build_dir)
             got = {}
             for e in names if pair % 2 == 0 else names[::-1]:
@@ -150,12 +157,25 @@ def measure(configs, pairs, build_dir, rows, failures):
             for e, values in got.items():
                 for (metric, x), v in values.items():
                     rows.append([section, argv[0], np, e, pair, where, metric, x, v])
+                    origin[(section, metric, x)] = n
     for one_way, rt in probes:
         rows.append(["reference", "cacheline_probe", 2, "machine", 0, engines.placement(one_way),
                      "cacheline_round_trip", 8, rt])
     for one_way, rt in p2p:
         rows.append(["reference", "host_calls", 2, "machine", 0, engines.placement(one_way),
                      "p2p_round_trip", 8, rt])
+    return origin
+
+
+def behind_configs(configs, rows, origin):
+    """The configurations with a row behind the best peer (as bench/RESULTS.md lists them)."""
+    keys = ["section", "benchmark", "np", "engine", "pair", "placement", "metric", "x", "value"]
+    points = report.summarize([dict(zip(keys, r)) for r in rows])
+    picked = sorted({origin[(section, metric, x)]
+                     for (section, metric, x), p in points.items()
+                     if (section, metric, x) in origin and p["ratio_best"] and
+                     report.behind_by(metric, p["ratio_best"])})
+    return [configs[i] for i in picked]
 
 
 def sh(cmd):
@@ -194,6 +214,7 @@ def machine():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--recheck", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", help="run only configurations whose command matches this regex")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -213,7 +234,12 @@ def main():
                          text=True, check=True).stdout
     for (metric, x), v in engines.parse(mem).items():
         rows.append(["reference", "memcpy_bw", 1, "machine", 0, "", metric, x, v])
-    measure(configs, a.pairs, a.build, rows, failures)
+    origin = measure(configs, a.pairs, a.build, rows, failures)
+    rechecked = behind_configs(configs, rows, origin) if a.recheck > 0 else []
+    if rechecked:
+        print(f"recheck: {len(rechecked)} configurations, {a.recheck} pairs more",
+              file=sys.stderr, flush=True)
+        measure(rechecked, a.recheck, a.build, rows, failures, first_pair=a.pairs)
 
     with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -226,6 +252,8 @@ def main():
         "seconds": round(time.time() - started),
         "pairs": a.pairs,
         "configurations": len(configs),
+        "rechecked": [f"{sec} np={np} {' '.join(argv)}" for sec, np, argv in rechecked],
+        "recheck_pairs": a.recheck if rechecked else 0,
         "failures": failures,
         "machine": machine(),
     }
