@@ -72,7 +72,7 @@ struct AmState {
   bool lockall_window_protocol = false;           // lock_all fell back to locking every rank
   bool unlocking_all = false;                     // inside unlock_all: no protocol switch
   int error = 0;                                  // a target reported an error: tell at sync
-  bool reaped = false;  // the progress engine just reaped every target (see am_wait_elem)
+  bool reaped = false;         // the progress engine just reaped every target (see am_wait_elem)
   uint32_t empty_flushes = 0;  // flushes with nothing toward their target (am_flush)
   // The type ids each target holds in its layout slots for this window, and which to fill next.
   struct LayoutSlots {
