@@ -5,6 +5,7 @@
  *   big       one put and one get of 2^31 + 4096 bytes (more elements and bytes than an int
  *             holds), where the machine has the memory for it */
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "common.h"
 
@@ -177,8 +178,12 @@ static void big_transfer(void) {
   MPI_OK(MPI_Win_allocate(t_rank == 1 ? n : 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   if (t_rank == 0) {
-    uint64_t* buf = malloc((size_t)n);
+    /* In huge pages where the kernel gives them on request: 2 GiB of 4 KiB page faults took
+     * most of this test's 13 s here. */
+    const size_t huge = (size_t)2 << 20, bytes = ((size_t)n + huge - 1) / huge * huge;
+    uint64_t* buf = aligned_alloc(huge, bytes);
     CHECK(buf, "no memory for the origin buffer");
+    madvise(buf, bytes, MADV_HUGEPAGE);
     for (size_t i = 0; i < (size_t)n / 8; i++)
       buf[i] = big_pattern(i);
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win));
