@@ -144,38 +144,42 @@ void unpack(void* dst, MPI_Count count, const TypeInfo& t, const void* in) {
   });
 }
 
-void pack_head(void* out, const void* src, MPI_Count count, const TypeInfo& t, std::size_t n) {
-  char* o = static_cast<char*>(out);
+namespace {
+
+// Calls f(address, length) for the runs that hold the layout's first n data bytes, in order,
+// the last one cut short.
+template <class F>
+void head_runs(const void* base, MPI_Count count, const TypeInfo& t, std::size_t n, F&& f) {
   if (t.dense) {
-    if (n) std::memcpy(o, static_cast<const char*>(src) + t.true_lb, n);
+    if (n) f(static_cast<char*>(const_cast<void*>(base)) + t.true_lb, n);
     return;
   }
-  RunCursor c(src, count, t);
+  RunCursor c(base, count, t);
   char* p;
   std::size_t len;
   while (n > 0 && c.next(p, len)) {
     const std::size_t k = std::min(n, len);
-    std::memcpy(o, p, k);
-    o += k;
+    f(p, k);
     n -= k;
   }
 }
 
+}  // namespace
+
+void pack_head(void* out, const void* src, MPI_Count count, const TypeInfo& t, std::size_t n) {
+  char* o = static_cast<char*>(out);
+  head_runs(src, count, t, n, [&](char* p, std::size_t k) {
+    std::memcpy(o, p, k);
+    o += k;
+  });
+}
+
 void unpack_head(void* dst, MPI_Count count, const TypeInfo& t, const void* in, std::size_t n) {
   const char* i = static_cast<const char*>(in);
-  if (t.dense) {
-    if (n) std::memcpy(static_cast<char*>(dst) + t.true_lb, i, n);
-    return;
-  }
-  RunCursor c(dst, count, t);
-  char* p;
-  std::size_t len;
-  while (n > 0 && c.next(p, len)) {
-    const std::size_t k = std::min(n, len);
+  head_runs(dst, count, t, n, [&](char* p, std::size_t k) {
     std::memcpy(p, i, k);
     i += k;
-    n -= k;
-  }
+  });
 }
 
 }  // namespace osprey::dt
