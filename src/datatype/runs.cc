@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/copy.h"
+
 namespace osprey::dt {
 
 RunCursor::RunCursor(const void* base, MPI_Count count, const TypeInfo& t)
@@ -82,15 +84,15 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
   if (dt.dense && st.dense) {
     const std::size_t n = data_bytes(scount, st);
     if (n)
-      std::memmove(static_cast<char*>(dst) + dt.true_lb, static_cast<const char*>(src) + st.true_lb,
-                   n);
+      cpu::copy(static_cast<char*>(dst) + dt.true_lb, static_cast<const char*>(src) + st.true_lb,
+                n);
     return;
   }
   // One side contiguous: the other side's runs in order (memmove: a window may copy to itself).
   if (st.dense) {
     const char* in = static_cast<const char*>(src) + st.true_lb;
     each_run(dst, dcount, dt, [&](char* p, std::size_t n) {
-      std::memmove(p, in, n);
+      cpu::copy(p, in, n);
       in += n;
     });
     return;
@@ -98,7 +100,7 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
   if (dt.dense) {
     char* out = static_cast<char*>(dst) + dt.true_lb;
     each_run(src, scount, st, [&](char* p, std::size_t n) {
-      std::memmove(out, p, n);
+      cpu::copy(out, p, n);
       out += n;
     });
     return;
@@ -110,7 +112,7 @@ void copy(void* dst, MPI_Count dcount, const TypeInfo& dt, const void* src, MPI_
     if (dl == 0 && !d.next(dp, dl)) return;
     if (sl == 0 && !s.next(sp, sl)) return;
     const std::size_t n = std::min(dl, sl);
-    std::memmove(dp, sp, n);
+    cpu::copy(dp, sp, n);
     dp += n;
     sp += n;
     dl -= n;
@@ -122,11 +124,11 @@ void pack(void* out, const void* src, MPI_Count count, const TypeInfo& t) {
   char* o = static_cast<char*>(out);
   if (t.dense) {
     if (const std::size_t n = data_bytes(count, t))
-      std::memcpy(o, static_cast<const char*>(src) + t.true_lb, n);
+      cpu::copy(o, static_cast<const char*>(src) + t.true_lb, n);
     return;
   }
   each_run(src, count, t, [&](char* p, std::size_t n) {
-    std::memcpy(o, p, n);
+    cpu::copy(o, p, n);
     o += n;
   });
 }
@@ -135,11 +137,11 @@ void unpack(void* dst, MPI_Count count, const TypeInfo& t, const void* in) {
   const char* i = static_cast<const char*>(in);
   if (t.dense) {
     if (const std::size_t n = data_bytes(count, t))
-      std::memcpy(static_cast<char*>(dst) + t.true_lb, i, n);
+      cpu::copy(static_cast<char*>(dst) + t.true_lb, i, n);
     return;
   }
   each_run(dst, count, t, [&](char* p, std::size_t n) {
-    std::memcpy(p, i, n);
+    cpu::copy(p, i, n);
     i += n;
   });
 }

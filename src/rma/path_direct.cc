@@ -1,12 +1,11 @@
 // The direct path: the target's window memory is mapped here (the node segment of allocated
 // windows, or this process's own memory). Puts and gets are copies; accumulates are CPU
 // atomics where the element allows, else updates under lock stripes (accumulate.cc).
-#include <cstring>
-
 #include "datatype/runs.h"
 #include "rma/paths.h"
 #include "rma/transfer.h"
 #include "rma/window.h"
+#include "util/copy.h"
 
 namespace osprey::rma {
 
@@ -15,8 +14,8 @@ class DirectPath final : public NodePath {
   Status put(Window&, const TargetView& t, const RmaOp& op) override {
     char* dst = direct_address(t, op.where);
     if (op.otype->dense && op.ttype->dense)
-      std::memmove(dst + op.ttype->true_lb, static_cast<const char*>(op.origin) + op.otype->true_lb,
-                   dt::data_bytes(op.ocount, *op.otype));
+      cpu::copy(dst + op.ttype->true_lb, static_cast<const char*>(op.origin) + op.otype->true_lb,
+                dt::data_bytes(op.ocount, *op.otype));
     else
       dt::copy(dst, op.tcount, *op.ttype, op.origin, op.ocount, *op.otype);
     return kOk;
@@ -25,8 +24,8 @@ class DirectPath final : public NodePath {
     const char* src = direct_address(t, op.where);
     void* dst = const_cast<void*>(op.origin);
     if (op.otype->dense && op.ttype->dense)
-      std::memmove(static_cast<char*>(dst) + op.otype->true_lb, src + op.ttype->true_lb,
-                   dt::data_bytes(op.ocount, *op.otype));
+      cpu::copy(static_cast<char*>(dst) + op.otype->true_lb, src + op.ttype->true_lb,
+                dt::data_bytes(op.ocount, *op.otype));
     else
       dt::copy(dst, op.ocount, *op.otype, src, op.tcount, *op.ttype);
     return kOk;

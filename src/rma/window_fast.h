@@ -11,6 +11,7 @@
 #include "rma/acc_gate.h"
 #include "rma/comm_info.h"
 #include "rma/shm_lock.h"
+#include "util/copy.h"
 #include "util/cpu.h"
 
 namespace osprey::rma {
@@ -29,7 +30,7 @@ inline __attribute__((always_inline)) void fast_copy(char* dst, const char* src,
       std::memcpy(dst, src, 16);
       return;
     default:
-      std::memcpy(dst, src, n);
+      cpu::copy(dst, src, n);
   }
 }
 
