@@ -64,6 +64,10 @@ def summarize(rows):
         present = [e for e in peers if point[e] is not None]
         point["best_peer"] = pick(present, key=lambda e: point[e]) if present else None
         point["ratio_best"] = statistics.median(best) if best else None
+        # In how many of the kept pairs osprey trailed: a median behind from pairs that
+        # disagree is the cores' placement moving more than the engines differ.
+        point["pairs_behind"] = sum(1 for r in best if behind_by(metric, r))
+        point["pairs_compared"] = len(best)
         point["ratio_host"] = statistics.median(to_host) if to_host else None
         out[k] = point
     return out
@@ -150,14 +154,17 @@ def behind(points, section):
     worst = collections.defaultdict(list)
     for (s, metric, x), p in points.items():
         if s == section and p["ratio_best"] and behind_by(metric, p["ratio_best"]):
-            worst[metric].append((x, p["ratio_best"], engines.LABELS[p["best_peer"]]))
+            worst[metric].append((x, p["ratio_best"], engines.LABELS[p["best_peer"]],
+                                  p["pairs_behind"], p["pairs_compared"]))
     lines = []
     for metric, pts in sorted(worst.items()):
         pts.sort()
         bad = max(pts, key=lambda t: behind_by(metric, t[1]))
-        xs = ", ".join(size(x) if x_kind(metric) == "bytes" else str(x) for x, _, _ in pts)
+        xs = ", ".join(size(x) if x_kind(metric) == "bytes" else str(x) for x, *_ in pts)
+        every = sum(1 for t in pts if t[3] == t[4])
         lines.append(f"- `{metric}` at {xs}: worst {bad[1]:.2f} ({x_kind(metric)} {bad[0]}, "
-                     f"against {bad[2]})")
+                     f"against {bad[2]}; behind in {bad[3]} of {bad[4]} pairs there; "
+                     f"{every} of {len(pts)} sizes behind in every pair)")
     return lines or ["- nowhere"]
 
 
@@ -288,7 +295,10 @@ def write_markdown(points, rows, run, made, out, path):
           "here differ by far more than that (the two cores change placement every few "
           "minutes)" + (": a configuration with a row behind after its first pairs ran more "
                         "pairs, and all of them make its medians." if run.get("rechecked")
-                        else "."), "",
+                        else ".") + " Each line of a \"behind\" list tells in how many of "
+          "the kept pairs osprey trailed at its worst size, and at how many of its sizes it "
+          "trailed in every pair: a median behind from pairs that disagree says the placement "
+          "moved more than the engines differ.", "",
           "## Physical references on this machine", ""]
     for (metric, x, where), vals in sorted(ref.items()):
         u = "us" if metric.endswith("round_trip") else "MB/s"
