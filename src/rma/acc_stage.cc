@@ -15,6 +15,7 @@
 #include "rma/window.h"
 #include "transport/shm/cma.h"
 #include "util/config.h"
+#include "util/copy.h"
 #include "util/log.h"
 
 namespace osprey::rma {
@@ -210,7 +211,7 @@ AccStage::Entry* AccStage::place(const TargetView& t, uint64_t where, uint32_t b
   e->repr = repr;
   e->op = o;
   e->kind = kind;
-  if (!ref && data) std::memcpy(e->data(), data, bytes);
+  if (!ref && data) cpu::copy(e->data(), data, bytes);
   e->state = kStaged;  // the epoch's synchronization publishes it
   mine_[target].push_back(static_cast<uint32_t>(off));
   ++pending_;
@@ -253,7 +254,7 @@ void AccStage::collect() {
       // The target applies its area in this fence too, and so reaches this entry.
       while (std::atomic_ref<uint8_t>(e->state).load(std::memory_order_acquire) != kApplied)
         wait.pause();
-      std::memcpy(reinterpret_cast<void*>(e->src), e->old(), e->bytes);
+      cpu::copy(reinterpret_cast<void*>(e->src), e->old(), e->bytes);
     }
   }
 }

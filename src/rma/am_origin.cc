@@ -16,6 +16,7 @@
 #include "transport/am/endpoint.h"
 #include "transport/am/layout.h"
 #include "util/config.h"
+#include "util/copy.h"
 
 namespace osprey::rma {
 
@@ -391,7 +392,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
     at += cmp_bytes;
   }
   if (data && op->otype->dense)
-    std::memcpy(msg.data() + at, static_cast<const char*>(op->origin) + op->otype->true_lb, data);
+    cpu::copy(msg.data() + at, static_cast<const char*>(op->origin) + op->otype->true_lb, data);
   else if (head)
     dt::pack_head(msg.data() + at, op->origin, op->ocount, *op->otype, head);
   else if (data)

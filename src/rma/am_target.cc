@@ -21,6 +21,7 @@
 #include "transport/am/endpoint.h"
 #include "transport/am/layout.h"
 #include "util/config.h"
+#include "util/copy.h"
 
 namespace osprey::rma {
 
@@ -506,7 +507,7 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   if (!gather) {
     char* to = d.reply.data() + sizeof(am::Reply);
     for (const am::Piece& p : d.pieces) {
-      std::memcpy(to, p.p, p.n);
+      cpu::copy(to, p.p, p.n);
       to += p.n;
     }
     d.pieces.clear();

@@ -9,6 +9,7 @@
 #include "transport/am/compact.h"
 #include "transport/am/transfer.h"
 #include "util/config.h"
+#include "util/copy.h"
 #include "util/log.h"
 
 namespace osprey::am {
@@ -205,7 +206,7 @@ void assemble(Buffer& buf, const Header& h, const Endpoint::Part* parts, int n) 
   std::memcpy(p, &h, sizeof h);
   p += sizeof h;
   for (int i = 0; i < n; ++i) {
-    if (parts[i].n) std::memcpy(p, parts[i].p, parts[i].n);
+    if (parts[i].n) cpu::copy(p, parts[i].p, parts[i].n);
     p += parts[i].n;
   }
 }
