@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "util/cpu.h"
@@ -38,31 +39,11 @@ class HandleMap {
   }
 
   // Inserts or replaces.
-  void insert(uint64_t key, V* value) {
-    std::lock_guard<std::mutex> g(mu_);
-    Table* t = table_.load(std::memory_order_relaxed);
-    if ((used_ + 1) * 2 > t->mask + 1) t = grow(t);
-    begin_write();
-    Slot* tomb = nullptr;
-    std::size_t i = hash(key) & t->mask;
-    for (;; i = (i + 1) & t->mask) {
-      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
-      if (k == key) {
-        t->slots[i].val.store(value, std::memory_order_release);
-        break;
-      }
-      if (k == kTomb && !tomb) tomb = &t->slots[i];
-      if (k == kEmpty) {
-        Slot* s = tomb ? tomb : &t->slots[i];
-        if (!tomb) ++used_;
-        s->val.store(value, std::memory_order_release);
-        s->key.store(key, std::memory_order_release);
-        ++size_;
-        break;
-      }
-    }
-    end_write();
-  }
+  void insert(uint64_t key, V* value) { put(key, value, true); }
+
+  // Inserts unless key is there; returns what key maps to afterwards (value, or the one that
+  // was there first).
+  V* insert_if_absent(uint64_t key, V* value) { return put(key, value, false); }
 
   // Removes key (only if it maps to `only`, when given); returns the value it held or nullptr.
   V* erase(uint64_t key, const V* only = nullptr) {
@@ -84,6 +65,12 @@ class HandleMap {
       }
     }
     return nullptr;
+  }
+
+  // How many tables the map keeps (the live one and those replaced by larger ones).
+  std::size_t tables() const {
+    std::lock_guard<std::mutex> g(mu_);
+    return tables_.size();
   }
 
   std::size_t size() const {
@@ -114,6 +101,35 @@ class HandleMap {
     std::size_t mask = 0;
     std::unique_ptr<Slot[]> slots;
   };
+
+  V* put(uint64_t key, V* value, bool replace) {
+    std::lock_guard<std::mutex> g(mu_);
+    Table* t = table_.load(std::memory_order_relaxed);
+    if ((used_ + 1) * 2 > t->mask + 1) t = grow(t);
+    Slot* tomb = nullptr;
+    std::size_t i = hash(key) & t->mask;
+    for (;; i = (i + 1) & t->mask) {
+      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
+      if (k == key) {
+        if (!replace) return t->slots[i].val.load(std::memory_order_relaxed);
+        begin_write();
+        t->slots[i].val.store(value, std::memory_order_release);
+        end_write();
+        return value;
+      }
+      if (k == kTomb && !tomb) tomb = &t->slots[i];
+      if (k == kEmpty) {
+        Slot* s = tomb ? tomb : &t->slots[i];
+        if (!tomb) ++used_;
+        begin_write();
+        s->val.store(value, std::memory_order_release);
+        s->key.store(key, std::memory_order_release);
+        end_write();
+        ++size_;
+        return value;
+      }
+    }
+  }
 
   static std::size_t hash(uint64_t k) {
     k ^= k >> 29;
@@ -146,8 +162,14 @@ class HandleMap {
   }
 
   // Rehashes live entries into a table twice the size (tombstones are dropped).
+  // Makes room: a table at least a quarter full doubles; a sparser one that ran out of empty
+  // slots (freed entries leave tombstones: a program that makes a datatype per operation frees
+  // one per operation) is rebuilt in place. A new table must outlive the readers of the old
+  // one, which are not tracked, so the old one is kept: rebuilding into a new table each time
+  // kept 62 MB per million datatypes made and freed.
   Table* grow(Table* old) {
-    auto t = new_table((old->mask + 1) * (size_ * 4 > old->mask + 1 ? 2 : 1));
+    if (size_ * 4 <= old->mask + 1) return rebuild(old);
+    auto t = new_table((old->mask + 1) * 2);
     for (std::size_t i = 0; i <= old->mask; ++i) {
       const uint64_t k = old->slots[i].key.load(std::memory_order_relaxed);
       if (k == kEmpty || k == kTomb) continue;
@@ -163,6 +185,32 @@ class HandleMap {
     Table* raw = install(std::move(t));
     end_write();
     return raw;
+  }
+
+  // Readers that probe meanwhile see the sequence move and probe again.
+  Table* rebuild(Table* t) {
+    std::vector<std::pair<uint64_t, V*>> live;
+    live.reserve(size_);
+    for (std::size_t i = 0; i <= t->mask; ++i) {
+      const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
+      if (k != kEmpty && k != kTomb)
+        live.emplace_back(k, t->slots[i].val.load(std::memory_order_relaxed));
+    }
+    begin_write();
+    for (std::size_t i = 0; i <= t->mask; ++i) {
+      t->slots[i].key.store(kEmpty, std::memory_order_release);
+      t->slots[i].val.store(nullptr, std::memory_order_release);
+    }
+    for (const auto& [k, v] : live) {
+      std::size_t j = hash(k) & t->mask;
+      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty)
+        j = (j + 1) & t->mask;
+      t->slots[j].val.store(v, std::memory_order_release);
+      t->slots[j].key.store(k, std::memory_order_release);
+    }
+    end_write();
+    used_ = size_;
+    return t;
   }
 
   // The data stores that follow are release stores, so they cannot move above this one.

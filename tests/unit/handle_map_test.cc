@@ -73,5 +73,36 @@ TEST(HandleMap, ConcurrentReadersSeeStableKeys) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// A program that makes and frees a datatype per operation: entries come and go at new keys
+// while a few stay. The map cleans its freed slots in place instead of piling up tables.
+TEST(HandleMap, ChurnKeepsOneTable) {
+  HandleMap<int> m;
+  std::vector<int> vals(40);
+  std::vector<uint64_t> live(40);
+  for (int i = 0; i < 40; ++i) {
+    live[static_cast<size_t>(i)] = 1u + static_cast<uint64_t>(i);
+    m.insert(live[static_cast<size_t>(i)], &vals[static_cast<size_t>(i)]);
+  }
+  for (uint64_t n = 0; n < 200000; ++n) {
+    const size_t k = static_cast<size_t>(n * 7 % 40);
+    ASSERT_EQ(m.erase(live[k]), &vals[k]);
+    live[k] = 1000 + n * 0x10001;
+    m.insert(live[k], &vals[k]);
+  }
+  EXPECT_EQ(m.size(), 40u);
+  for (size_t k = 0; k < 40; ++k)
+    EXPECT_EQ(m.find(live[k]), &vals[k]);
+  EXPECT_LE(m.tables(), 3u);
+}
+
+TEST(HandleMap, InsertIfAbsentKeepsTheFirst) {
+  HandleMap<int> m;
+  int a = 1, b = 2;
+  EXPECT_EQ(m.insert_if_absent(7, &a), &a);
+  EXPECT_EQ(m.insert_if_absent(7, &b), &a);
+  EXPECT_EQ(m.find(7), &a);
+  EXPECT_EQ(m.size(), 1u);
+}
+
 }  // namespace
 }  // namespace osprey
