@@ -102,21 +102,25 @@ void add_block(Flat& f, const Block& in) {
   f.blocks.push_back(b);
 }
 
-void merge_kind(Flat& into, const Flat& child) {
-  if (child.cat == Category::kNone) return;
+void merge_kind(Flat& into, Category cat, Repr repr, uint16_t ops, uint32_t elem_size) {
+  if (cat == Category::kNone) return;
   if (into.cat == Category::kNone) {
-    into.cat = child.cat;
-    into.repr = child.repr;
-    into.ops = child.ops;
-    into.elem_size = child.elem_size;
-  } else if (into.repr != child.repr || into.cat != child.cat) {
+    into.cat = cat;
+    into.repr = repr;
+    into.ops = ops;
+    into.elem_size = elem_size;
+  } else if (into.repr != repr || into.cat != cat) {
     into.cat = Category::kMixed;
     into.repr = Repr::kNone;
     into.ops = 0;
     into.elem_size = 0;
   } else {
-    into.ops &= child.ops;  // the same element from types the host treats apart
+    into.ops &= ops;  // the same element from types the host treats apart
   }
+}
+
+void merge_kind(Flat& into, const Flat& child) {
+  merge_kind(into, child.cat, child.repr, child.ops, child.elem_size);
 }
 
 // Appends `child` shifted by `shift` bytes. Only data that is appended makes the basic type
@@ -358,12 +362,7 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
     for (const Block& b : p->blocks)  // plain blocks
       add_block(out, b);
-    Flat kind;
-    kind.cat = p->cat;
-    kind.repr = p->repr;
-    kind.ops = p->ops;
-    kind.elem_size = p->elem_size;
-    if (!p->blocks.empty()) merge_kind(out, kind);
+    if (!p->blocks.empty()) merge_kind(out, p->cat, p->repr, p->ops, p->elem_size);
     return kOk;
   }
   Contents c = read_contents(t);

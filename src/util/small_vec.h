@@ -16,7 +16,7 @@ class SmallVec {
   static_assert(std::is_trivially_copyable_v<T>, "values are moved with memcpy");
 
  public:
-  SmallVec() = default;
+  SmallVec() {}  // leaves the places unconstructed (see inline_)
   SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
   SmallVec(SmallVec&& o) noexcept { take(o); }
   SmallVec& operator=(const SmallVec& o) {
@@ -88,7 +88,11 @@ class SmallVec {
     o.n_ = 0;
   }
 
-  T inline_[N];
+  // A union member: nothing is constructed in it until stored (a Block has default member
+  // initializers, and a fresh type's decode made a few lists of four per level).
+  union {
+    T inline_[N];
+  };
   std::unique_ptr<T[]> heap_;
   T* p_ = inline_;
   std::size_t n_ = 0, cap_ = N;
