@@ -5,6 +5,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "util/copy.h"
+
 namespace osprey::dt {
 namespace {
 
@@ -397,7 +399,7 @@ OSPREY_VECTOR_CLONES void plain_array(Op op, char* target, const char* origin, s
     case Op::kMin:
       return loop(std::integral_constant<Op, Op::kMin>{});
     case Op::kReplace:
-      std::memcpy(target, origin, n * sizeof(T));
+      cpu::copy(target, origin, n * sizeof(T));
       return;
     case Op::kNoOp:
       return;
@@ -493,7 +495,7 @@ void apply_plain_array(Repr r, uint32_t data_bytes, Op op, void* target, const v
     char* t = static_cast<char*>(target);
     const char* o = static_cast<const char*>(origin);
     if constexpr (std::is_arithmetic_v<T>) {
-      if (old) std::memcpy(old, t, count * sizeof(T));
+      if (old) cpu::copy(old, t, count * sizeof(T));
       plain_array<T>(op, t, o, count);
     } else {
       // Pairs: element by element, so that the padding of `old` stays untouched.
