@@ -9,10 +9,8 @@ namespace {
 typedef char V32 __attribute__((vector_size(32), may_alias));
 
 // Unaligned 32-byte loads, stores aligned to 64 bytes; the first and last 64 bytes go as
-// unaligned chunks that may overlap the middle. Built for AVX2 where the CPU has it (resolved
-// once, at load), else with 16-byte SSE2 moves. n is at least 64 (kCopyLoopMin).
-__attribute__((target_clones("avx2", "default"))) void copy_vectors(char* d, const char* s,
-                                                                    std::size_t n) {
+// unaligned chunks that may overlap the middle. n is at least 64 (kCopyLoopMin).
+inline __attribute__((always_inline)) void copy_vectors(char* d, const char* s, std::size_t n) {
   char* const end = d + n;
   const char* const send = s + n;
   V32 t0, t1, h0, h1;
@@ -45,10 +43,28 @@ __attribute__((target_clones("avx2", "default"))) void copy_vectors(char* d, con
   std::memcpy(end - 32, &t1, 32);
 }
 
+// Built twice: for AVX2, and with the 16-byte SSE2 moves every x86-64 has. Chosen on first use,
+// not by an ifunc (target_clones): a resolver runs while the library is relocated, before a
+// preloaded sanitizer runtime is ready, and crashed every process under ThreadSanitizer.
+__attribute__((target("avx2"))) void copy_avx2(char* d, const char* s, std::size_t n) {
+  copy_vectors(d, s, n);
+}
+void copy_sse2(char* d, const char* s, std::size_t n) {
+  copy_vectors(d, s, n);
+}
+
+using CopyFn = void (*)(char*, const char*, std::size_t);
+
+CopyFn pick_copy() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? copy_avx2 : copy_sse2;
+}
+
 }  // namespace
 
 void copy_loop(char* dst, const char* src, std::size_t n) {
-  copy_vectors(dst, src, n);
+  static const CopyFn copy = pick_copy();
+  copy(dst, src, n);
 }
 
 }  // namespace osprey::cpu
