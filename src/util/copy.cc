@@ -43,6 +43,9 @@ inline __attribute__((always_inline)) void copy_vectors(char* d, const char* s, 
   std::memcpy(end - 32, &t1, 32);
 }
 
+using CopyFn = void (*)(char*, const char*, std::size_t);
+
+#if defined(__x86_64__)
 // Built twice: for AVX2, and with the 16-byte SSE2 moves every x86-64 has. Chosen on first use,
 // not by an ifunc (target_clones): a resolver runs while the library is relocated, before a
 // preloaded sanitizer runtime is ready, and crashed every process under ThreadSanitizer.
@@ -53,12 +56,19 @@ void copy_sse2(char* d, const char* s, std::size_t n) {
   copy_vectors(d, s, n);
 }
 
-using CopyFn = void (*)(char*, const char*, std::size_t);
-
 CopyFn pick_copy() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") ? copy_avx2 : copy_sse2;
 }
+#else
+// Elsewhere the loop is built for the baseline vector unit.
+void copy_baseline(char* d, const char* s, std::size_t n) {
+  copy_vectors(d, s, n);
+}
+CopyFn pick_copy() {
+  return copy_baseline;
+}
+#endif
 
 }  // namespace
 
