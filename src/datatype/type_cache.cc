@@ -2,7 +2,6 @@
 // handle's entry before the host frees it, so a handle the host reuses is never served stale
 // info. (A delete attribute on each type did the same, but setting it cost more than the rest
 // of a put with a fresh type under Open MPI: 0.17 us of the host's attribute tables.)
-#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -34,17 +33,8 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
   }
   // The data's span is the blocks' (as for a layout from the wire, am_target.cc); a type
   // without data asks the host.
-  if (info->blocks.empty()) {
+  if (!data_span(info->blocks, &info->true_lb, &info->true_extent))
     PMPI_Type_get_true_extent(t, &info->true_lb, &info->true_extent);
-  } else {
-    MPI_Aint lo = info->blocks[0].lowest(), hi = info->blocks[0].highest();
-    for (const Block& b : info->blocks) {
-      lo = std::min(lo, b.lowest());
-      hi = std::max(hi, b.highest());
-    }
-    info->true_lb = lo;
-    info->true_extent = hi - lo;
-  }
   info->dense = info->size == 0 ||
                 (info->blocks.size() == 1 && info->blocks[0].plain() && info->size == info->extent);
   info->id = next_type_id();

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,19 @@ struct Block {
     return off + len + (s1 > 0 ? (n1 - 1) * s1 : 0) + (s2 > 0 ? (n2 - 1) * s2 : 0);
   }
 };
+
+// The bytes a block list touches, as MPI's true lower bound and true extent; false (and both
+// 0) for a list without data.
+inline bool data_span(const std::vector<Block>& blocks, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  MPI_Aint lo = 0, hi = 0;
+  for (const Block& b : blocks) {
+    lo = &b == &blocks[0] ? b.lowest() : std::min(lo, b.lowest());
+    hi = &b == &blocks[0] ? b.highest() : std::max(hi, b.highest());
+  }
+  *true_lb = lo;
+  *true_extent = hi - lo;
+  return !blocks.empty();
+}
 
 // Walks the runs of a block list in type map order: one add and a compare per run.
 class BlockRuns {

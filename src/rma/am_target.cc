@@ -252,13 +252,7 @@ bool Window::am_await_layout(am::Endpoint& ep, int src, OriginState& os, const a
   dt::TypeInfo& t = os.layouts[r.type_slot];
   const uint64_t element_bytes = r.tcount > 0 ? r.bytes / static_cast<uint64_t>(r.tcount) : 0;
   if (!am::decode_layout(wire, r.layout_bytes, element_bytes, t.blocks)) t.blocks.clear();
-  MPI_Aint lo = 0, hi = 0;
-  for (const dt::Block& x : t.blocks) {
-    lo = &x == &t.blocks[0] ? x.lowest() : std::min(lo, x.lowest());
-    hi = &x == &t.blocks[0] ? x.highest() : std::max(hi, x.highest());
-  }
-  t.true_lb = lo;
-  t.true_extent = hi - lo;
+  dt::data_span(t.blocks, &t.true_lb, &t.true_extent);
   t.dense = false;
   return true;
 }

@@ -158,24 +158,23 @@ Status PassiveEpochs::lock_all_words(int local) {
   const uint64_t bit = uint64_t{1} << (local % 64);
   std::atomic<uint64_t>& held = lockall_bits_[i];
   if (held.load(std::memory_order_acquire) & bit) return kOk;
-  if (!w_.threads_) {
-    // One thread: the claim and the publication need no atomic steps (two of the five a
-    // lock_all epoch with one operation takes).
-    OSPREY_TRY(acquire_words(local, MPI_LOCK_SHARED));
-    lockall_held_.push_back(local);
-    held.store(held.load(std::memory_order_relaxed) | bit, std::memory_order_relaxed);
-    return kOk;
-  }
-  if (lockall_claims_[i].fetch_or(bit, std::memory_order_acq_rel) & bit) {
+  // One thread: the claim and the publication need no atomic steps (two of the five a
+  // lock_all epoch with one operation takes).
+  const bool threads = w_.threads_;
+  if (threads && (lockall_claims_[i].fetch_or(bit, std::memory_order_acq_rel) & bit)) {
     progress::wait_until([&] { return (held.load(std::memory_order_acquire) & bit) != 0; });
     return kOk;
   }
   OSPREY_TRY(acquire_words(local, MPI_LOCK_SHARED));
   {
-    std::lock_guard<std::mutex> g(acquire_mu_);
+    std::unique_lock<std::mutex> g(acquire_mu_, std::defer_lock);
+    if (threads) g.lock();
     lockall_held_.push_back(local);
   }
-  held.fetch_or(bit, std::memory_order_release);
+  if (threads)
+    held.fetch_or(bit, std::memory_order_release);
+  else
+    held.store(held.load(std::memory_order_relaxed) | bit, std::memory_order_relaxed);
   return kOk;
 }
 

@@ -161,7 +161,6 @@ class HandleMap {
     return raw;
   }
 
-  // Rehashes live entries into a table twice the size (tombstones are dropped).
   // Makes room: a table at least a quarter full doubles; a sparser one that ran out of empty
   // slots (freed entries leave tombstones: a program that makes a datatype per operation frees
   // one per operation) is rebuilt in place. A new table must outlive the readers of the old
@@ -172,19 +171,23 @@ class HandleMap {
     auto t = new_table((old->mask + 1) * 2);
     for (std::size_t i = 0; i <= old->mask; ++i) {
       const uint64_t k = old->slots[i].key.load(std::memory_order_relaxed);
-      if (k == kEmpty || k == kTomb) continue;
-      std::size_t j = hash(k) & t->mask;
-      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty)
-        j = (j + 1) & t->mask;
-      t->slots[j].val.store(old->slots[i].val.load(std::memory_order_relaxed),
-                            std::memory_order_relaxed);
-      t->slots[j].key.store(k, std::memory_order_relaxed);
+      if (k != kEmpty && k != kTomb)
+        place(*t, k, old->slots[i].val.load(std::memory_order_relaxed));
     }
     used_ = size_;
     begin_write();
     Table* raw = install(std::move(t));
     end_write();
     return raw;
+  }
+
+  // Puts an entry known to be absent into the first empty slot of its probe chain.
+  static void place(Table& t, uint64_t k, V* v) {
+    std::size_t j = hash(k) & t.mask;
+    while (t.slots[j].key.load(std::memory_order_relaxed) != kEmpty)
+      j = (j + 1) & t.mask;
+    t.slots[j].val.store(v, std::memory_order_release);
+    t.slots[j].key.store(k, std::memory_order_release);
   }
 
   // Readers that probe meanwhile see the sequence move and probe again.
@@ -201,13 +204,8 @@ class HandleMap {
       t->slots[i].key.store(kEmpty, std::memory_order_release);
       t->slots[i].val.store(nullptr, std::memory_order_release);
     }
-    for (const auto& [k, v] : live) {
-      std::size_t j = hash(k) & t->mask;
-      while (t->slots[j].key.load(std::memory_order_relaxed) != kEmpty)
-        j = (j + 1) & t->mask;
-      t->slots[j].val.store(v, std::memory_order_release);
-      t->slots[j].key.store(k, std::memory_order_release);
-    }
+    for (const auto& [k, v] : live)
+      place(*t, k, v);
     end_write();
     used_ = size_;
     return t;
