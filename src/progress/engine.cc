@@ -10,6 +10,7 @@ namespace {
 constexpr int kMaxPollers = 8;
 std::atomic<Poller> pollers[kMaxPollers];
 std::atomic<int> npollers{0};
+std::atomic<Poller> mail_check{nullptr};
 
 // Engine locks and sections this thread is inside. initial-exec: a plain load, no call, on every
 // lock and poll (the library is preloaded or linked, never dlopen()ed late).
@@ -35,13 +36,18 @@ void add_poller(Poller p) {
   npollers.store(i + 1, std::memory_order_release);
 }
 
+void set_mail_check(Poller p) {
+  mail_check.store(p, std::memory_order_release);
+}
+
 bool has_pollers() {
   return npollers.load(std::memory_order_relaxed) > 0;
 }
 
 bool poll() {
   if (engine_depth > 0) return false;
-  bool did = false;
+  const Poller mail = mail_check.load(std::memory_order_acquire);
+  bool did = mail && mail();
   const int n = npollers.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i)
     did |= pollers[i].load(std::memory_order_relaxed)();

@@ -69,6 +69,11 @@ using Poller = bool (*)();  // returns true if it did any work
 // Adds a poller (transport). At most a handful are registered; never removed while running.
 void add_poller(Poller p);
 
+// Sets the check for operations node peers left for this process in shared memory
+// (rma/served_ops.h), which poll() runs too. Unlike a poller it does not keep waits from
+// sleeping: a peer whose operation waits too long applies it itself.
+void set_mail_check(Poller p);
+
 // Runs every poller once; returns true if any did work. Does nothing outside a safe point.
 bool poll();
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "rma/served_ops.h"
 #include "transport/shm/cma.h"
 
 namespace osprey::rma {
@@ -85,14 +86,34 @@ Status CmaQueues::issue(Queue& q) {
   return first;
 }
 
-Status CmaQueues::drain(int local) {
+Status CmaQueues::drain(int local, ServedOps* served) {
   if (!q_) return kOk;
   Queue& q = q_[static_cast<std::size_t>(local)];
   // Not pending: nothing queued, or another thread's issue already returned (a thread that is
   // still issuing keeps the flag set until its calls are done).
   if (!q.pending.load(std::memory_order_acquire)) return kOk;
   std::lock_guard<progress::EngineMutex> g(q.mu);
+  if (served && served_alone(q, local, *served)) return kOk;
   return issue(q);
+}
+
+bool CmaQueues::served_alone(Queue& q, int local, ServedOps& served) {
+  if (q.ents.size() != 1) return false;
+  const Entry& e = q.ents.front();
+  if (e.len > ServedOps::kDataMax || !served.offer(static_cast<uint32_t>(local))) return false;
+  ServedOp op;
+  op.kind = e.write ? ServedOp::kPut : ServedOp::kGet;
+  op.bytes = static_cast<uint32_t>(e.len);
+  op.address = e.remote;
+  if (e.write)
+    op.data = q.stage.get() + e.local;
+  else
+    op.result = reinterpret_cast<void*>(e.local);
+  if (!served.ask(static_cast<uint32_t>(local), op)) return false;
+  q.ents.clear();
+  q.staged = 0;
+  q.pending.store(false, std::memory_order_release);
+  return true;
 }
 
 Status CmaQueues::drain_all() {

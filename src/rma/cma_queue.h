@@ -25,6 +25,8 @@
 
 namespace osprey::rma {
 
+class ServedOps;
+
 class CmaQueues {
  public:
   // One queue per node-local rank; `limit`: largest operation queued, in bytes (0: none).
@@ -46,7 +48,9 @@ class CmaQueues {
 
   // Issues what is queued toward node-local rank `local` (every rank): the operations are
   // complete at the target when this returns. The queue is empty afterwards even on error.
-  Status drain(int local);
+  // With `served`, a queue of one small operation is first offered to the target to apply
+  // (served_ops.h), which costs no system call if it does.
+  Status drain(int local, ServedOps* served = nullptr);
   Status drain_all();
 
  private:
@@ -66,6 +70,8 @@ class CmaQueues {
     std::vector<iovec> liov, riov;  // kept to avoid an allocation per issue
   };
   Status issue(Queue& q);  // with q.mu held
+  // Whether the target at `local` applied q's one small operation itself.
+  bool served_alone(Queue& q, int local, ServedOps& served);
 
   std::unique_ptr<Queue[]> q_;
   std::size_t n_ = 0;

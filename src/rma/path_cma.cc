@@ -53,6 +53,9 @@ class CmaPath final : public NodePath {
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
+    if (servable(t, op) && w.served_.offer(static_cast<uint32_t>(t.local)) &&
+        w.served_.ask(static_cast<uint32_t>(t.local), served_acc(t, op)))
+      return kOk;
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
@@ -61,17 +64,30 @@ class CmaPath final : public NodePath {
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
+    if (!t.dynamic && op.ttype->elem_size <= ServedOps::kCompareMax &&
+        w.served_.offer(static_cast<uint32_t>(t.local))) {
+      ServedOp s;
+      s.kind = ServedOp::kCas;
+      s.repr = op.ttype->repr;
+      s.elem_size = op.ttype->elem_size;
+      s.bytes = s.elem_size;
+      s.address = remote_address(t, op.where) + op.ttype->true_lb;
+      s.data = op.origin;
+      s.compare = op.compare;
+      s.result = op.result;
+      if (w.served_.ask(static_cast<uint32_t>(t.local), s)) return kOk;
+    }
     return w.cas_cma(t, op);
   }
 
   Status unlock(Window& w, const TargetView& t, LockEntry& e) override {
-    const Status s = w.cma_queue_.drain(t.local);
+    const Status s = w.cma_queue_.drain(t.local, &w.served_);
     NodePath::unlock(w, t, e);  // the lock goes back even if an operation failed
     return s;
   }
   Status flush(Window& w, const TargetView& t, bool local_only) override {
     // flush_local too: a get's data is in the origin buffer only once it was issued.
-    OSPREY_TRY(w.cma_queue_.drain(t.local));
+    OSPREY_TRY(w.cma_queue_.drain(t.local, &w.served_));
     return NodePath::flush(w, t, local_only);
   }
 
@@ -82,6 +98,28 @@ class CmaPath final : public NodePath {
     if (!w.stage_.pending()) return kOk;
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     return w.stage_.settle(t);
+  }
+  // An accumulate-style operation the target may apply itself (served_ops.h): an array of
+  // a few basic elements on every side.
+  static bool servable(const TargetView& t, const RmaOp& op) {
+    const dt::TypeInfo& tt = *op.ttype;
+    return !t.dynamic && !t.spans_shared && tt.dense && (!op.otype || op.otype->dense) &&
+           (!op.rtype || op.rtype->dense) &&
+           dt::element_bytes(tt.repr, tt.elem_size) == tt.elem_size &&
+           dt::data_bytes(op.tcount, tt) - 1 < ServedOps::kDataMax;
+  }
+  static ServedOp served_acc(const TargetView& t, const RmaOp& op) {
+    const dt::TypeInfo& tt = *op.ttype;
+    ServedOp s;
+    s.kind = ServedOp::kAcc;
+    s.op = op.op;
+    s.repr = tt.repr;
+    s.elem_size = tt.elem_size;
+    s.bytes = static_cast<uint32_t>(dt::data_bytes(op.tcount, tt));
+    s.address = remote_address(t, op.where) + tt.true_lb;
+    if (op.otype) s.data = static_cast<const char*>(op.origin) + op.otype->true_lb;
+    if (op.rtype) s.result = static_cast<char*>(op.result) + op.rtype->true_lb;
+    return s;
   }
   // Request-based operations complete at once (their request is then complete), and
   // non-dense layouts go straight through their own list of ranges.

@@ -15,6 +15,7 @@ Window::~Window() {
 }
 
 void Window::release_resources() {
+  served_.stop();
   if (group_ != MPI_GROUP_NULL && !runtime_finalized()) PMPI_Group_free(&group_);
   unmap_user_memory();
   release_user_memory();
@@ -122,6 +123,10 @@ Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::T
 }
 
 Status Window::check_access(const TargetView& t) {
+  // Every operation that leaves the inlined fast path passes here: node peers waiting for this
+  // process to apply what they left in its slots (served_ops.h) need not wait for its next
+  // synchronization, nor for the system calls this operation may make.
+  if (any_served()) serve_all_served();
   switch (access_) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");

@@ -24,6 +24,7 @@
 #include "rma/passive.h"
 #include "rma/pscw.h"
 #include "rma/remote_info.h"
+#include "rma/served_ops.h"
 #include "rma/stripes.h"
 #include "rma/target_path.h"
 #include "transport/shm/attach_table.h"
@@ -274,6 +275,9 @@ class Window {
                   const void* compare, void* result);
   // An operation on many elements of segment memory as plain loops (acc_gate.h).
   void apply_bulk(const TargetView& t, const RmaOp& op);
+  // An operation a node peer left in this rank's slot (served_ops.h), applied to this
+  // process's memory as the message path's target applies requests (served_apply.cc).
+  void apply_served(shm::ServeSlot& s);
 
   // Message path, origin side (am_origin.cc). Functions taking an AmGuard run with the
   // window's message-path lock (AmState::mu) held and may wait, which releases it meanwhile.
@@ -436,6 +440,8 @@ class Window {
   CmaQueues cma_queue_;
   // Accumulates toward node peers' private memory under fence and PSCW, left for the target.
   AccStage stage_;
+  // Small operations toward node peers' private memory, left for the target while it is in MPI.
+  ServedOps served_;
   // Dynamic windows: the node's attach tables (the mappings of peers' tables are a cache).
   mutable shm::AttachTables attach_;
   shm::PeerRegions peer_regions_;  // peers' shared attached regions mapped here

@@ -51,7 +51,7 @@ struct Announce {
   uint64_t stripes;
   uint64_t stage_bytes;
   int32_t ok;
-  int32_t pad;
+  int32_t served;  // slots for served operations (served_ops.h)
 };
 
 shm::MemKind kind_for(Flavor f) {
@@ -121,7 +121,7 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
                     : Err(MPI_ERR_NO_MEM, "osprey: the node could not create window memory");
     if (s.ok()) {
       const auto l = shm::SegmentLayout::compute(nlocal, nullptr, contiguous, a.stripes, dynamic,
-                                                 nullptr, 0, a.stage_bytes);
+                                                 nullptr, 0, a.stage_bytes, a.served != 0);
       view_ = shm::SegmentView(seg_.base(), l);
     }
     // 1: the segment is mapped; 2: so is every peer's MPI_Alloc_mem memory.
@@ -152,13 +152,17 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   // (entries are found by 32-bit offsets).
   const bool staging = !with_data && nlocal > 1 && !uses_am_;
   const std::size_t stage = staging ? std::min<std::size_t>(config().acc_stage, 1u << 30) : 0;
+  // Served operations (served_ops.h): MPI_Win_create windows, a slot per pair of node ranks
+  // (128 bytes each: 128 KiB at 32 ranks, past which they are left out).
+  const bool served = flavor_ == Flavor::kCreate && nlocal > 1 && nlocal <= 32 && !force_am_;
   const auto l = shm::SegmentLayout::compute(
       nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
-      flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0, stage);
+      flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0, stage, served);
   Announce a{};
   a.total = l.total;
   a.stripes = stripes;
   a.stage_bytes = stage;
+  a.served = served;
   Status s = nlocal == 1 ? shm::Segment::create_private(l.total, seg_)
                          : shm::Segment::create(l.total, seg_, a.name);
   a.ok = s.ok();
@@ -281,6 +285,9 @@ void Window::finish_setup(const Args& a) {
   path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
   stage_.init(view_, node_rank_, static_cast<uint32_t>(ci_->node_size()));
+  served_.init(
+      view_, node_rank_, static_cast<uint32_t>(ci_->node_size()),
+      [](void* w, shm::ServeSlot& s) { static_cast<Window*>(w)->apply_served(s); }, this);
   setup_fast_targets();
 }
 

@@ -268,7 +268,10 @@ inline Status Window::flush(int rank) {
 }
 
 inline void Window::serve_requests() {
-  if (am_endpoints_exist()) progress::poll();
+  if (am_endpoints_exist())
+    progress::poll();
+  else if (any_served())
+    serve_all_served();
   progress::pace_spinning_caller();
 }
 

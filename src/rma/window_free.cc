@@ -24,6 +24,7 @@ Status Window::free() {
       agree_max(ci_->priv(), &v, 1);
     }
   }
+  served_.stop();  // every peer is done with the window (served_ops.h)
   // Replies still being sent from this window's memory point into its state: let them end.
   if (am_) progress::wait_until([&] { return am_sends_done(); });
   ci_->remove_window(id_);

@@ -88,3 +88,9 @@ osprey_mpi_variant(cma.create_in_place create_in_place NP 3 MODES auto ENV OSPRE
 # memory, private memory, and accesses across two regions; attach and detach over many rounds.
 osprey_mpi_test(dynamic_shared mpi/dynamic_shared.c NP 2 3 4)
 osprey_mpi_variant(cma.dynamic_shared dynamic_shared NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)
+# Small operations toward node peers' private memory, served by the target or taken back and
+# applied by cross-memory attach, racing each other and whole-region accumulates. Forced not
+# oversubscribed (which leaves nothing to the target) at 3 and 4 ranks too; and as it comes.
+osprey_mpi_test(served_race mpi/served_race.c NP 2 3 4
+                ENV OSPREY_SHARE_IN_PLACE=0 OSPREY_OVERSUBSCRIBED=0)
+osprey_mpi_variant(auto.served_race served_race NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)

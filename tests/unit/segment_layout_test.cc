@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace osprey::shm {
 namespace {
 
@@ -65,6 +67,28 @@ TEST(SegmentLayout, StagingAreasFollowTheAttachTablesOnTheirOwnLines) {
   for (uint32_t i = 0; i < 3; ++i) {
     EXPECT_EQ(reinterpret_cast<char*>(&v.stage(i)), seg + l.stage + i * (64 + 1024));
     EXPECT_EQ(v.stage_data(i), reinterpret_cast<char*>(&v.stage(i)) + 64);
+  }
+}
+
+TEST(SegmentLayout, ServedSlotsAreDistinctLinesAfterTheStagingAreas) {
+  auto none = SegmentLayout::compute(3, nullptr, false, 8, false, nullptr);
+  EXPECT_EQ(none.serve, 0u);
+  auto l = SegmentLayout::compute(3, nullptr, false, 8, false, nullptr, 0, 1000, true);
+  EXPECT_EQ(l.serve, l.stage + 3 * (sizeof(StageHeader) + 1024));
+  EXPECT_LE(l.serve + 3 * sizeof(ServeBell) + 9 * sizeof(ServeSlot), l.data);
+  alignas(64) static char seg[1 << 16];
+  ASSERT_LE(l.data, sizeof seg);
+  SegmentView v(seg, l);
+  std::set<const char*> lines;
+  for (uint32_t t = 0; t < 3; ++t) {
+    EXPECT_TRUE(lines.insert(reinterpret_cast<char*>(&v.serve_bell(t))).second);
+    for (uint32_t o = 0; o < 3; ++o) {
+      const char* s = reinterpret_cast<char*>(&v.serve_slot(o, t));
+      EXPECT_EQ((s - seg) % 64, 0);
+      EXPECT_TRUE(lines.insert(s).second);
+      EXPECT_TRUE(lines.insert(s + 64).second);  // a slot is two lines of its own
+      EXPECT_LE(s + sizeof(ServeSlot), seg + l.data);
+    }
   }
 }
 

@@ -13,7 +13,8 @@ std::size_t align_up(std::size_t x, std::size_t a) {
 
 SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
                                      std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
-                                     std::size_t page_offset, std::size_t stage_bytes) {
+                                     std::size_t page_offset, std::size_t stage_bytes,
+                                     bool served) {
   SegmentLayout l;
   l.nranks = nranks;
   l.stripes = stripes;
@@ -44,6 +45,10 @@ SegmentLayout SegmentLayout::compute(uint32_t nranks, const uint64_t* sizes, boo
   l.stage_bytes = align_up(stage_bytes, cpu::kCacheLine);
   l.stage = off;
   if (l.stage_bytes) off += nranks * (sizeof(StageHeader) + l.stage_bytes);
+  if (served) {
+    l.serve = off;
+    off += nranks * sizeof(ServeBell) + std::size_t{nranks} * nranks * sizeof(ServeSlot);
+  }
   l.data = align_up(off, kPage);
   off = l.data;
   if (sizes) {

@@ -100,6 +100,35 @@ struct alignas(cpu::kCacheLine) StageHeader {
   std::atomic<uint64_t> used;
 };
 
+// Small operations a node peer leaves for this rank to apply to its private memory
+// (rma/served_ops.h): `mail` is raised by an origin after it posted into one of the rank's
+// slots; `serving` is set by the owner when it will look.
+struct alignas(cpu::kCacheLine) ServeBell {
+  std::atomic<uint32_t> mail;
+  std::atomic<uint32_t> serving;
+};
+
+// One origin's slot at one target: the operation, its data and its answer. Its owner changes
+// with `state` (rma/served_ops.h): the origin fills a free slot and posts it; the target takes a
+// posted one, applies it and marks it done; the origin reads the answer and frees it, or takes
+// back a slot still posted and applies the operation itself.
+struct alignas(cpu::kCacheLine) ServeSlot {
+  std::atomic<uint32_t> state;
+  uint8_t kind;
+  uint8_t op;
+  uint8_t repr;
+  uint8_t with_result;
+  uint32_t elem_size;
+  uint32_t bytes;
+  uint64_t address;  // of the first data byte, in the target's address space
+  uint64_t pad;
+  unsigned char data[32];
+  unsigned char compare[16];
+  unsigned char pad2[16];
+  unsigned char result[32];
+};
+static_assert(sizeof(ServeSlot) == 2 * cpu::kCacheLine);
+
 // Offsets of every part of a window segment, identical on all ranks of the node.
 struct SegmentLayout {
   uint32_t nranks = 0;
@@ -109,6 +138,7 @@ struct SegmentLayout {
   std::size_t barrier = 0, central = 0, rank_info = 0, locks = 0, acc = 0, inflight = 0, pscw = 0,
               match = 0, stripe = 0, attach = 0;
   std::size_t stage = 0, stage_bytes = 0;  // staging areas: where, and bytes of each (0: none)
+  std::size_t serve = 0;                   // served operations' bells, then slots (0: none)
   std::size_t inflight_row = 0;            // bytes of one rank's row of in-flight counters
   std::size_t data = 0;                    // first data byte (page aligned)
   std::size_t total = 0;                   // segment size
@@ -118,9 +148,11 @@ struct SegmentLayout {
   // page_offset bytes into a page of its own.
   // dynamic: a dynamic window (attach table headers).
   // stage_bytes: each rank's accumulate staging area (0: none).
+  // served: a bell per rank and a slot per pair of ranks for served operations.
   static SegmentLayout compute(uint32_t nranks, const uint64_t* sizes, bool contiguous,
                                std::size_t stripes, bool dynamic, uint64_t* data_offsets_out,
-                               std::size_t page_offset = 0, std::size_t stage_bytes = 0);
+                               std::size_t page_offset = 0, std::size_t stage_bytes = 0,
+                               bool served = false);
 };
 
 // Typed access to a mapped segment.
@@ -160,6 +192,12 @@ class SegmentView {
   }
   char* stage_data(uint32_t i) const {
     return reinterpret_cast<char*>(&stage(i)) + sizeof(StageHeader);
+  }
+  // Served operations (layout().serve != 0): rank `target`'s bell, and the slot origin
+  // `origin` posts into at `target` (a target's slots are next to each other).
+  ServeBell& serve_bell(uint32_t target) const { return at<ServeBell>(l_.serve, target); }
+  ServeSlot& serve_slot(uint32_t origin, uint32_t target) const {
+    return at<ServeSlot>(l_.serve + l_.nranks * sizeof(ServeBell), target * l_.nranks + origin);
   }
   char* data(uint64_t offset) const { return base_ + offset; }
   const SegmentLayout& layout() const { return l_; }
