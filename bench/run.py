@@ -77,7 +77,7 @@ def suite(quick):
     # between ranks: at 3 and 4 ranks on 2 CPUs the next owner must get a CPU from the pollers.
     if not quick:
         for np in [2, 3, 4]:
-            for flavor in ["allocate", "create"]:
+            for flavor in ["allocate", "create", "dynamic"]:
                 node.append(("node", np, ["lock_handover", "-f", flavor]))
         message.append(("message", 3, ["lock_handover", "-f", "allocate"]))
     # Batches small enough that no target's queue fills up mid-batch, so that flow control

@@ -11,6 +11,7 @@
 #include "progress/sched_groups.h"
 #include "rma/comm_info.h"
 #include "rma/runtime.h"
+#include "rma/served_ops.h"
 #include "util/log.h"
 
 namespace osprey::rma {
@@ -55,8 +56,11 @@ bool poke_host() {
 
 void CommInfo::node_barrier() {
   // Requests for this process's windows may arrive once any endpoint exists (a communicator
-  // spanning nodes made after MPI_Init): then serve them, never sleep through them.
-  barrier_.arrive_and_wait(0, progress::has_pollers() ? progress::poll : nullptr, poke_host);
+  // spanning nodes made after MPI_Init): then serve them, never sleep through them. So may
+  // node peers' operations on its private memory (served_ops.h), which wait for it as long as
+  // it takes a system call: a passive target often waits in a barrier while its origins work.
+  const bool serve = progress::has_pollers() || any_served();
+  barrier_.arrive_and_wait(0, serve ? progress::poll : nullptr, poke_host);
 }
 
 bool node_barrier(MPI_Comm c) {

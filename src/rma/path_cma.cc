@@ -64,7 +64,7 @@ class CmaPath final : public NodePath {
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
-    if (!t.dynamic && op.ttype->elem_size <= ServedOps::kCompareMax &&
+    if (op.ttype->elem_size <= ServedOps::kCompareMax &&
         w.served_.offer(static_cast<uint32_t>(t.local))) {
       ServedOp s;
       s.kind = ServedOp::kCas;
@@ -103,7 +103,7 @@ class CmaPath final : public NodePath {
   // a few basic elements on every side.
   static bool servable(const TargetView& t, const RmaOp& op) {
     const dt::TypeInfo& tt = *op.ttype;
-    return !t.dynamic && !t.spans_shared && tt.dense && (!op.otype || op.otype->dense) &&
+    return !t.spans_shared && tt.dense && (!op.otype || op.otype->dense) &&
            (!op.rtype || op.rtype->dense) &&
            dt::element_bytes(tt.repr, tt.elem_size) == tt.elem_size &&
            dt::data_bytes(op.tcount, tt) - 1 < ServedOps::kDataMax;

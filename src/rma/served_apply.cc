@@ -27,7 +27,7 @@ void Window::apply_served(shm::ServeSlot& s) {
       const dt::TypeInfo* bt = dt::basic_type(repr, s.elem_size);
       const MPI_Count n = s.bytes / s.elem_size;
       RmaOp a;
-      a.where = s.address - reinterpret_cast<uint64_t>(self.base);
+      a.where = self.dynamic ? s.address : s.address - reinterpret_cast<uint64_t>(self.base);
       a.op = static_cast<dt::Op>(s.op);
       a.tcount = n;
       a.ttype = bt;

@@ -7,6 +7,7 @@
 
 #include "progress/backoff.h"
 #include "progress/engine.h"
+#include "progress/host_hook.h"
 #include "progress/oversub.h"
 #include "util/clock.h"
 #include "util/config.h"
@@ -39,7 +40,8 @@ bool any_served() {
 
 void ServedOps::init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal, Apply apply,
                      void* ctx) {
-  if (view.layout().serve == 0 || progress::concurrent_threads.load(std::memory_order_relaxed))
+  if (view.layout().serve == 0 || progress::oversubscribed() ||
+      progress::concurrent_threads.load(std::memory_order_relaxed))
     return;
   view_ = &view;
   me_ = me;
@@ -50,6 +52,7 @@ void ServedOps::init(const shm::SegmentView& view, uint32_t me, uint32_t nlocal,
   windows().push_back(this);
   any.store(true, std::memory_order_relaxed);
   progress::set_mail_check(&serve_all_served);
+  progress::register_host_hook();  // Open MPI: its own waits serve them too
   view.serve_bell(me).serving.store(1, std::memory_order_release);
 }
 
@@ -70,9 +73,7 @@ void ServedOps::stop() {
 }
 
 bool ServedOps::offer(uint32_t local) {
-  if (!view_ || progress::oversubscribed() ||
-      !view_->serve_bell(local).serving.load(std::memory_order_acquire))
-    return false;
+  if (!view_ || !view_->serve_bell(local).serving.load(std::memory_order_acquire)) return false;
   Patience& p = patience_[local];
   if (p.until_ns == 0) return true;
   if (monotonic_ns() < p.until_ns) return false;

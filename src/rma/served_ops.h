@@ -6,9 +6,13 @@
 // window handed over in 6.7 us where MPICH, whose target serves them from shared memory while
 // it polls, took 2.6. So an origin leaves an accumulate-style operation, a compare_and_swap or
 // the one small put or get a synchronization issues in its slot at the target (in the node
-// segment) and rings the target's bell; the target, at its next osprey call or wait, applies
-// it with the atomicity its own operations have (accumulate.cc) and leaves the answer in the
-// slot.
+// segment) and rings the target's bell; the target applies it with the atomicity its own
+// operations have (accumulate.cc) and leaves the answer in the slot. The target looks at every
+// operation that leaves the inlined fast path, every flush, unlock and MPI_Win_sync, and in
+// every wait osprey runs (its MPI_Barrier on one node; lock, fence and PSCW waits; interposed
+// host calls), under Open MPI also in the host's own progress loop. Under MPICH a target
+// blocked in a host call that osprey leaves alone (on one node: collectives other than
+// MPI_Barrier, point-to-point) does not look.
 //
 // A target may not look for a while (computing, or blocked in a host call osprey does not
 // wait in, or in system calls of its own): past kPatienceNs the origin takes its slot back, if
@@ -28,9 +32,9 @@
 // before taking an operation back cost a lock built this way at 4 ranks on 2 CPUs 30-50 % (12-16
 // against 16.5-20 us per hand-over), where at 3 ranks it changed nothing.
 // Only where one thread at a time is inside MPI (on both sides: each slot belongs to one origin
-// process, and the list of windows a poll visits is not guarded), and only for MPI_Win_create
-// windows (memory a dynamic window's target may detach is not to be touched by its owner on a
-// peer's word).
+// process, and the list of windows a poll visits is not guarded). Dynamic windows too: the
+// origin checked the range against the target's attach table, as for its own system call (a
+// region detached meanwhile is the program's error either way).
 #pragma once
 
 #include <cstddef>

@@ -152,9 +152,9 @@ Status Window::setup_segment(int64_t my_size, uint64_t user_base, bool contiguou
   // (entries are found by 32-bit offsets).
   const bool staging = !with_data && nlocal > 1 && !uses_am_;
   const std::size_t stage = staging ? std::min<std::size_t>(config().acc_stage, 1u << 30) : 0;
-  // Served operations (served_ops.h): MPI_Win_create windows, a slot per pair of node ranks
-  // (128 bytes each: 128 KiB at 32 ranks, past which they are left out).
-  const bool served = flavor_ == Flavor::kCreate && nlocal > 1 && nlocal <= 32 && !force_am_;
+  // Served operations (served_ops.h): windows over private memory, a slot per pair of node
+  // ranks (128 bytes each: 128 KiB at 32 ranks, past which they are left out).
+  const bool served = !with_data && nlocal > 1 && nlocal <= 32 && !force_am_;
   const auto l = shm::SegmentLayout::compute(
       nlocal, with_data ? sizes.data() : nullptr, contiguous, stripes, dynamic, offsets.data(),
       flavor_ == Flavor::kAllocate ? kAllocatePageOffset : 0, stage, served);

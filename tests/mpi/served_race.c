@@ -1,6 +1,7 @@
 /* Small operations toward node peers' private memory, which osprey may leave for the target to
  * apply while it is inside MPI, and takes back and applies by cross-memory attach when the
- * target does not look in time. A window over a small malloc block per rank (it stays private);
+ * target does not look in time. A window over a small malloc block per rank (it stays private),
+ * created over it and then dynamic with it attached;
  * every rank is origin and target; in some stretches of rounds a rank computes for a while
  * between its calls, so that operations toward it wait, are taken back, and race with the
  * ones it serves. On one shared array per target, from every rank (the owner too):
@@ -15,22 +16,22 @@
  * Every value is checked; no update may be lost or applied twice. */
 #include <time.h>
 
-#include "common.h"
+#include "private_window.h"
 
 enum { SHARED = 64, ROW = 4, ITERS = 1500 };
 
-static long* mem;
-static MPI_Win win;
+static Win w;
+static int tgt; /* the target of the operation at hand */
 
-/* Displacements (in longs) of the parts of each rank's window. */
+/* Displacements at tgt of the parts of each rank's window. */
 static MPI_Aint shared_at(int i) {
-  return i;
+  return disp_of(&w, tgt, (size_t)i);
 }
 static MPI_Aint cas_at(void) {
-  return SHARED;
+  return disp_of(&w, tgt, SHARED);
 }
 static MPI_Aint row_at(int origin, int i) {
-  return SHARED + 1 + origin * ROW + i;
+  return disp_of(&w, tgt, (size_t)(SHARED + 1 + origin * ROW + i));
 }
 
 static void compute_for_us(double us) {
@@ -41,13 +42,10 @@ static void compute_for_us(double us) {
   } while ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3 < us);
 }
 
-int main(int argc, char** argv) {
-  t_init(&argc, &argv);
-  const size_t longs = SHARED + 1 + (size_t)t_size * ROW;
-  mem = calloc(longs, sizeof(long));
-  CHECK(mem, "out of memory");
-  MPI_OK(MPI_Win_create(mem, (MPI_Aint)(longs * sizeof(long)), sizeof(long), MPI_INFO_NULL,
-                        MPI_COMM_WORLD, &win));
+static void run(int dynamic) {
+  make_window(&w, SHARED + 1 + (size_t)t_size * ROW, dynamic);
+  const MPI_Win win = w.win;
+  long* const mem = w.mem;
   /* What this rank added to each target's shared array and counter. */
   long* added = calloc((size_t)t_size * (SHARED + 1), sizeof(long));
   long* wins_seen = malloc(ITERS * sizeof(long));
@@ -61,7 +59,7 @@ int main(int argc, char** argv) {
     /* A quarter of the stretches of 50 rounds, staggered over the ranks: slow to answer. */
     if ((it / 50 + t_rank) % 4 == 0) compute_for_us(5 + (it % 7) * 3);
     /* Each kind of operation toward every rank in turn, itself too. */
-    const int t = (t_rank + 1 + (it / 6) % t_size) % t_size;
+    const int t = tgt = (t_rank + 1 + (it / 6) % t_size) % t_size;
     long* add = added + (size_t)t * (SHARED + 1);
     const int e = (it * 37 + t_rank * 11) % SHARED;
     switch (it % 6) {
@@ -151,10 +149,15 @@ int main(int argc, char** argv) {
     CHECK(wins_seen[i] > wins_seen[i - 1], "two wins at rank 0 saw %ld then %ld", wins_seen[i - 1],
           wins_seen[i]);
   MPI_Barrier(MPI_COMM_WORLD);
-  MPI_OK(MPI_Win_free(&win));
+  free_window(&w);
   free(want);
   free(wins_seen);
   free(added);
-  free(mem);
+}
+
+int main(int argc, char** argv) {
+  t_init(&argc, &argv);
+  run(0);
+  run(1);
   return t_finish("served_race");
 }
