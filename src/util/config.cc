@@ -24,7 +24,9 @@ constexpr ConfigVar kVars[] = {
      "issued with the others in one system call; gets of any size wait (`0`: every put and get "
      "at once)"},
     {"OSPREY_DEBUG", &Config::debug, 0, "`1`: log setup decisions and every error to stderr"},
-    {"OSPREY_STATS", &Config::stats, 0, "`1`: print message counts per rank at `MPI_Finalize`"},
+    {"OSPREY_STATS", &Config::stats, 0,
+     "`1`: print message counts per rank at `MPI_Finalize`, and at `MPI_Win_free` of a window "
+     "over private memory how many small operations its node ranks served each other"},
     {"OSPREY_ACC_STAGE", &Config::acc_stage, 0,
      "bytes of each rank's staging area in windows over private memory: accumulates and small "
      "puts from node peers wait there under fence and PSCW, small gets under fence, for the "
