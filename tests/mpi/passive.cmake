@@ -1,5 +1,5 @@
 # Passive target and atomics on shared memory.
-osprey_mpi_test(acc_counters mpi/acc_counters.c)
+osprey_mpi_test(acc_counters mpi/acc_counters.c NP 2 3 4)
 osprey_mpi_test(cas_mutex mpi/cas_mutex.c)
 osprey_mpi_test(lock_exclusion mpi/lock_exclusion.c)
 # The lone exclusive locker on another node than its target, whose own rank and a node peer
