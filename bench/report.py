@@ -50,7 +50,8 @@ def summarize(rows):
         kept = [p for p in pairs if places[k][p] != "changed"] or list(pairs)
         mine, peers = engines.OSPREY[section], engines.PEERS[section]
         pick = max if higher_is_better(metric) else min
-        point = {"pairs": len(kept), "placement": "/".join(sorted({places[k][p] for p in kept}))}
+        point = {"pairs": len(kept), "placement": "/".join(sorted({places[k][p] for p in kept})),
+                 "pairs_unchanged": sum(1 for p in pairs if places[k][p] != "changed")}
         for e in [mine] + peers:
             vals = [pairs[p][e] for p in kept if e in pairs[p]]
             point[e] = statistics.median(vals) if vals else None
@@ -284,7 +285,10 @@ def write_markdown(points, rows, run, made, out, path):
           f"configurations, {run['pairs']} pairs each" +
           (f"; the {len(run['rechecked'])} with a row behind after those, "
            f"{run['recheck_pairs']} pairs more (bench/run.py --recheck)"
-           if run.get("rechecked") else ""),
+           if run.get("rechecked") else "") +
+          (f"; the {len(run['rechecked_thin'])} still behind with fewer than 3 pairs whose "
+           f"placement held, {run['recheck_pairs']} pairs more again"
+           if run.get("rechecked_thin") else ""),
           *machine_lines(run), "",
           "Each engine runs the same benchmark source (`bench/*.c`, plain MPI) in alternation, "
           "pair by pair; a cache-line probe before and after each pair drops pairs whose core "

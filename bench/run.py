@@ -11,7 +11,9 @@ makes summary.csv, the plots and bench/RESULTS.md from them.
 
 --recheck N: each configuration with a row behind the best peer after its first pairs runs N
 pairs more, and every row of it is then the median over all its kept pairs (one more look, not
-a retry until it passes: the extra pairs count whichever way they go). --quick runs a few
+a retry until it passes: the extra pairs count whichever way they go). A configuration still
+behind with fewer than 3 pairs whose placement held runs N pairs once more (placement changes
+had left lock rows against Open MPI on one kept pair). --quick runs a few
 configurations only (a smoke run of the whole chain, not for quoting)."""
 import argparse
 import csv
@@ -167,14 +169,16 @@ def measure(configs, pairs, build_dir, rows, failures, first_pair=0):
     return origin
 
 
-def behind_configs(configs, rows, origin):
-    """The configurations with a row behind the best peer (as bench/RESULTS.md lists them)."""
+def behind_configs(configs, rows, origin, fewer_kept_than=None):
+    """The configurations with a row behind the best peer (as bench/RESULTS.md lists them); with
+    fewer_kept_than, only where such a row has fewer pairs whose placement held."""
     keys = ["section", "benchmark", "np", "engine", "pair", "placement", "metric", "x", "value"]
     points = report.summarize([dict(zip(keys, r)) for r in rows])
     picked = sorted({origin[(section, metric, x)]
                      for (section, metric, x), p in points.items()
                      if (section, metric, x) in origin and p["ratio_best"] and
-                     report.behind_by(metric, p["ratio_best"])})
+                     report.behind_by(metric, p["ratio_best"]) and
+                     (fewer_kept_than is None or p["pairs_unchanged"] < fewer_kept_than)})
     return [configs[i] for i in picked]
 
 
@@ -240,6 +244,11 @@ def main():
         print(f"recheck: {len(rechecked)} configurations, {a.recheck} pairs more",
               file=sys.stderr, flush=True)
         measure(rechecked, a.recheck, a.build, rows, failures, first_pair=a.pairs)
+    thin = behind_configs(configs, rows, origin, fewer_kept_than=3) if rechecked else []
+    if thin:
+        print(f"recheck: {len(thin)} configurations with few kept pairs, {a.recheck} pairs more",
+              file=sys.stderr, flush=True)
+        measure(thin, a.recheck, a.build, rows, failures, first_pair=a.pairs + a.recheck)
 
     with open(os.path.join(a.out, "raw.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -254,6 +263,7 @@ def main():
         "configurations": len(configs),
         "rechecked": [f"{sec} np={np} {' '.join(argv)}" for sec, np, argv in rechecked],
         "recheck_pairs": a.recheck if rechecked else 0,
+        "rechecked_thin": [f"{sec} np={np} {' '.join(argv)}" for sec, np, argv in thin],
         "failures": failures,
         "machine": machine(),
     }
