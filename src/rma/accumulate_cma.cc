@@ -118,7 +118,9 @@ Status Window::apply_cma_region(const TargetView& t, const RmaOp& op, bool strip
       if (!hi || p + len > hi) hi = p + len;
     }
   }
-  Mirror mirror(static_cast<std::size_t>(hi - lo));
+  // Elements of the pair types (MPI_DOUBLE_INT: 12 data bytes) are loaded and stored as their
+  // padded struct (16 bytes): the last one reaches past the data it spans.
+  Mirror mirror(static_cast<std::size_t>(hi - lo) + 16);
   auto local = [&](char* p) { return mirror.data() + (p - lo); };
   liov.resize(riov.size());
   for (std::size_t i = 0; i < riov.size(); ++i)

@@ -93,11 +93,12 @@ Status CmaQueues::drain(int local, ServedOps* served) {
   // still issuing keeps the flag set until its calls are done).
   if (!q.pending.load(std::memory_order_acquire)) return kOk;
   std::lock_guard<progress::EngineMutex> g(q.mu);
-  if (served && served_alone(q, local, *served)) return kOk;
+  Status answer;
+  if (served && served_alone(q, local, *served, &answer)) return answer;
   return issue(q);
 }
 
-bool CmaQueues::served_alone(Queue& q, int local, ServedOps& served) {
+bool CmaQueues::served_alone(Queue& q, int local, ServedOps& served, Status* answer) {
   if (q.ents.size() != 1) return false;
   const Entry& e = q.ents.front();
   if (e.len > ServedOps::kDataMax || !served.offer(static_cast<uint32_t>(local))) return false;
@@ -109,7 +110,7 @@ bool CmaQueues::served_alone(Queue& q, int local, ServedOps& served) {
     op.data = q.stage.get() + e.local;
   else
     op.result = reinterpret_cast<void*>(e.local);
-  if (!served.ask(static_cast<uint32_t>(local), op)) return false;
+  if (!served.ask(static_cast<uint32_t>(local), op, answer)) return false;
   q.ents.clear();
   q.staged = 0;
   q.pending.store(false, std::memory_order_release);

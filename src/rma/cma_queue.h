@@ -70,8 +70,8 @@ class CmaQueues {
     std::vector<iovec> liov, riov;  // kept to avoid an allocation per issue
   };
   Status issue(Queue& q);  // with q.mu held
-  // Whether the target at `local` applied q's one small operation itself.
-  bool served_alone(Queue& q, int local, ServedOps& served);
+  // Whether the target at `local` took q's one small operation (its outcome in *answer).
+  bool served_alone(Queue& q, int local, ServedOps& served, Status* answer);
 
   std::unique_ptr<Queue[]> q_;
   std::size_t n_ = 0;

@@ -53,9 +53,10 @@ class CmaPath final : public NodePath {
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
+    Status answer;
     if (servable(t, op) && w.served_.offer(static_cast<uint32_t>(t.local)) &&
-        w.served_.ask(static_cast<uint32_t>(t.local), served_acc(t, op)))
-      return kOk;
+        w.served_.ask(static_cast<uint32_t>(t.local), served_acc(t, op), &answer))
+      return answer;
     return w.apply_cma(t, op);
   }
   Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) override {
@@ -75,7 +76,8 @@ class CmaPath final : public NodePath {
       s.data = op.origin;
       s.compare = op.compare;
       s.result = op.result;
-      if (w.served_.ask(static_cast<uint32_t>(t.local), s)) return kOk;
+      Status answer;
+      if (w.served_.ask(static_cast<uint32_t>(t.local), s, &answer)) return answer;
     }
     return w.cas_cma(t, op);
   }

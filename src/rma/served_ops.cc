@@ -81,7 +81,7 @@ bool ServedOps::offer(uint32_t local) {
   return true;
 }
 
-bool ServedOps::ask(uint32_t local, const ServedOp& op) {
+bool ServedOps::ask(uint32_t local, const ServedOp& op, Status* answer) {
   shm::ServeSlot& s = view_->serve_slot(me_, local);
   s.kind = op.kind;
   s.op = static_cast<uint8_t>(op.op);
@@ -95,7 +95,9 @@ bool ServedOps::ask(uint32_t local, const ServedOp& op) {
   if (op.kind == ServedOp::kCas) std::memcpy(s.compare, op.compare, op.elem_size);
   ++asked_;
   s.state.store(kPosted, std::memory_order_release);
-  view_->serve_bell(local).mail.store(1, std::memory_order_release);
+  // A read-modify-write, so that the target's exchange that clears the bell reads every
+  // origin's ring as part of one release sequence.
+  view_->serve_bell(local).mail.exchange(1, std::memory_order_release);
 
   Patience& p = patience_[local];
   const uint64_t give_up = monotonic_ns() + kPatienceNs;
@@ -104,7 +106,7 @@ bool ServedOps::ask(uint32_t local, const ServedOp& op) {
     const uint32_t st = s.state.load(std::memory_order_acquire);
     if (st == kDone) break;
     if (st == kPosted && round % 16 == 0) {
-      serve();
+      serve_all_served();  // the target may be waiting for this process, on any window
       uint32_t posted = kPosted;
       const uint64_t now = monotonic_ns();
       if (now > give_up &&
@@ -117,7 +119,13 @@ bool ServedOps::ask(uint32_t local, const ServedOp& op) {
     }
     b.pause();
   }
-  if (op.result) {
+  if (s.status)
+    *answer = Err(s.status,
+                  "osprey: the target has no memory attached there any more (a region detached "
+                  "while in use)");
+  else
+    *answer = kOk;
+  if (op.result && !s.status) {
     const std::size_t n = op.kind == ServedOp::kCas ? op.elem_size : op.bytes;
     std::memcpy(op.result, s.result, n);
   }
@@ -138,6 +146,7 @@ bool ServedOps::serve() {
     if (s.state.load(std::memory_order_relaxed) != kPosted ||
         !s.state.compare_exchange_strong(posted, kTaken, std::memory_order_acquire))
       continue;
+    s.status = 0;
     apply_(ctx_, s);
     s.state.store(kDone, std::memory_order_release);
     ++applied_;

@@ -44,6 +44,7 @@
 #include "datatype/basic.h"
 #include "datatype/ops.h"
 #include "transport/shm/window_segment.h"
+#include "util/status.h"
 
 namespace osprey::rma {
 
@@ -80,9 +81,11 @@ class ServedOps {
 
   // Whether an operation toward node rank `local` may be left for it now.
   bool offer(uint32_t local);
-  // Leaves `op` at `local` and waits for the answer (results copied out); false if the target
-  // did not take it in time: the caller applies the operation itself.
-  bool ask(uint32_t local, const ServedOp& op);
+  // Leaves `op` at `local` and waits for the answer: true if the target took it, *answer then
+  // being its outcome (results copied out if it applied it; a dynamic window's target refuses
+  // a range it no longer has attached); false if it did not take it in time, and the caller
+  // applies the operation itself.
+  bool ask(uint32_t local, const ServedOp& op, Status* answer);
 
   // Target side: applies what node peers left in this rank's slots; true if there was any.
   bool serve();

@@ -94,3 +94,9 @@ osprey_mpi_variant(cma.dynamic_shared dynamic_shared NP 3 MODES auto ENV OSPREY_
 osprey_mpi_test(served_race mpi/served_race.c NP 2 3 4
                 ENV OSPREY_SHARE_IN_PLACE=0 OSPREY_OVERSUBSCRIBED=0)
 osprey_mpi_variant(auto.served_race served_race NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)
+# A region detached while a small put or get toward it waits for the flush: the flush reports
+# MPI_ERR_RMA_RANGE whether the target refuses it (served) or cross-memory attach fails.
+osprey_mpi_test(served_detached mpi/served_detached.c NP 2 MODES auto am
+                ENV OSPREY_SHARE_IN_PLACE=0 OSPREY_OVERSUBSCRIBED=0)
+osprey_mpi_variant(cma.served_detached served_detached NP 2 MODES auto
+                   ENV OSPREY_SHARE_IN_PLACE=0 OSPREY_OVERSUBSCRIBED=1)

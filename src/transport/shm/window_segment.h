@@ -121,7 +121,8 @@ struct alignas(cpu::kCacheLine) ServeSlot {
   uint32_t elem_size;
   uint32_t bytes;
   uint64_t address;  // of the first data byte, in the target's address space
-  uint64_t pad;
+  int32_t status;    // 0, or the error class of the target's refusal
+  uint32_t pad;
   unsigned char data[32];
   unsigned char compare[16];
   unsigned char pad2[16];
