@@ -33,8 +33,9 @@
 // against 16.5-20 us per hand-over), where at 3 ranks it changed nothing.
 // Only where one thread at a time is inside MPI (on both sides: each slot belongs to one origin
 // process, and the list of windows a poll visits is not guarded). Dynamic windows too: the
-// origin checked the range against the target's attach table, as for its own system call (a
-// region detached meanwhile is the program's error either way).
+// origin checked the range against the target's attach table when the call was made, and the
+// target checks it again before it applies (a region detached meanwhile, the program's error,
+// is refused with MPI_ERR_RMA_RANGE, where the system call would have failed on it).
 #pragma once
 
 #include <cstddef>
