@@ -285,9 +285,18 @@ void Window::finish_setup(const Args& a) {
   path_name_ = paths_in_use();
   cma_queue_.init(ci_->node_size(), config().cma_queue_limit);
   stage_.init(view_, node_rank_, static_cast<uint32_t>(ci_->node_size()));
-  served_.init(
-      view_, node_rank_, static_cast<uint32_t>(ci_->node_size()),
-      [](void* w, shm::ServeSlot& s) { static_cast<Window*>(w)->apply_served(s); }, this);
+  // Served operations only where some go by cross-memory attach: toward this rank's private
+  // memory, or from it to a peer's. A window whose memory all moved in place has slots
+  // nobody looks at.
+  const bool reached =
+      flavor_ == Flavor::kDynamic ||
+      (flavor_ == Flavor::kCreate && !user_shared(ci_->node_rank()) && ci_->cma_ok() && !force_am_);
+  const bool reaches =
+      std::find(local_paths_.begin(), local_paths_.end(), cma_path()) != local_paths_.end();
+  if (reached || reaches)
+    served_.init(
+        view_, node_rank_, static_cast<uint32_t>(ci_->node_size()),
+        [](void* w, shm::ServeSlot& s) { static_cast<Window*>(w)->apply_served(s); }, this);
   setup_fast_targets();
 }
 
