@@ -55,7 +55,7 @@ class CmaPath final : public NodePath {
     OSPREY_TRY(w.cma_queue_.drain(t.local));
     Status answer;
     if (servable(t, op) && w.served_.offer(static_cast<uint32_t>(t.local)) &&
-        w.served_.ask(static_cast<uint32_t>(t.local), served_acc(t, op), &answer))
+        w.served_.ask(static_cast<uint32_t>(t.local), served(ServedOp::kAcc, t, op), &answer))
       return answer;
     return w.apply_cma(t, op);
   }
@@ -65,20 +65,11 @@ class CmaPath final : public NodePath {
       return kOk;
     OSPREY_TRY(settle(w, t));
     OSPREY_TRY(w.cma_queue_.drain(t.local));
+    Status answer;
     if (op.ttype->elem_size <= ServedOps::kCompareMax &&
-        w.served_.offer(static_cast<uint32_t>(t.local))) {
-      ServedOp s;
-      s.kind = ServedOp::kCas;
-      s.repr = op.ttype->repr;
-      s.elem_size = op.ttype->elem_size;
-      s.bytes = s.elem_size;
-      s.address = remote_address(t, op.where) + op.ttype->true_lb;
-      s.data = op.origin;
-      s.compare = op.compare;
-      s.result = op.result;
-      Status answer;
-      if (w.served_.ask(static_cast<uint32_t>(t.local), s, &answer)) return answer;
-    }
+        w.served_.offer(static_cast<uint32_t>(t.local)) &&
+        w.served_.ask(static_cast<uint32_t>(t.local), served(ServedOp::kCas, t, op), &answer))
+      return answer;
     return w.cas_cma(t, op);
   }
 
@@ -110,11 +101,14 @@ class CmaPath final : public NodePath {
            dt::element_bytes(tt.repr, tt.elem_size) == tt.elem_size &&
            dt::data_bytes(op.tcount, tt) - 1 < ServedOps::kDataMax;
   }
-  static ServedOp served_acc(const TargetView& t, const RmaOp& op) {
+  // The accumulate-style operation or compare_and_swap (one element; its compare operand)
+  // as the target is asked to apply it.
+  static ServedOp served(ServedOp::Kind kind, const TargetView& t, const RmaOp& op) {
     const dt::TypeInfo& tt = *op.ttype;
     ServedOp s;
-    s.kind = ServedOp::kAcc;
+    s.kind = kind;
     s.op = op.op;
+    s.compare = op.compare;
     s.repr = tt.repr;
     s.elem_size = tt.elem_size;
     s.bytes = static_cast<uint32_t>(dt::data_bytes(op.tcount, tt));

@@ -90,8 +90,7 @@ bool ServedOps::ask(uint32_t local, const ServedOp& op, Status* answer) {
   s.elem_size = op.elem_size;
   s.bytes = op.bytes;
   s.address = op.address;
-  const bool writes = op.kind != ServedOp::kGet && op.data;
-  if (writes) std::memcpy(s.data, op.data, op.kind == ServedOp::kCas ? op.elem_size : op.bytes);
+  if (op.kind != ServedOp::kGet && op.data) std::memcpy(s.data, op.data, op.bytes);
   if (op.kind == ServedOp::kCas) std::memcpy(s.compare, op.compare, op.elem_size);
   ++asked_;
   s.state.store(kPosted, std::memory_order_release);
@@ -125,10 +124,7 @@ bool ServedOps::ask(uint32_t local, const ServedOp& op, Status* answer) {
                   "while in use)");
   else
     *answer = kOk;
-  if (op.result && !s.status) {
-    const std::size_t n = op.kind == ServedOp::kCas ? op.elem_size : op.bytes;
-    std::memcpy(op.result, s.result, n);
-  }
+  if (op.result && !s.status) std::memcpy(op.result, s.result, op.bytes);
   s.state.store(kFree, std::memory_order_relaxed);
   if (p.penalty) --p.penalty;
   return true;

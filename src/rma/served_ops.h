@@ -110,5 +110,9 @@ class ServedOps {
 bool serve_all_served();
 // Whether any window of this process has slots.
 bool any_served();
+// The check for calls on hot paths: one load when this process has no slots.
+inline void serve_if_any() {
+  if (any_served()) serve_all_served();
+}
 
 }  // namespace osprey::rma

@@ -126,7 +126,7 @@ Status Window::check_access(const TargetView& t) {
   // Every operation that leaves the inlined fast path passes here: node peers waiting for this
   // process to apply what they left in its slots (served_ops.h) need not wait for its next
   // synchronization, nor for the system calls this operation may make.
-  if (any_served()) serve_all_served();
+  serve_if_any();
   switch (access_) {
     case Access::kNone:
       return Err(MPI_ERR_RMA_SYNC, "osprey: RMA call outside an access epoch");

@@ -269,9 +269,9 @@ inline Status Window::flush(int rank) {
 
 inline void Window::serve_requests() {
   if (am_endpoints_exist())
-    progress::poll();
-  else if (any_served())
-    serve_all_served();
+    progress::poll();  // serves the slots too
+  else
+    serve_if_any();
   progress::pace_spinning_caller();
 }
 
