@@ -67,6 +67,32 @@ TEST(Runs, CopyBetweenLayouts) {
   EXPECT_EQ(back, (std::vector<int>{100, -1, 102, 103, -1, 105, 106, -1, 108}));
 }
 
+// Both sides strided: one layout (the same TypeInfo, or an equal one) copies run for run; two
+// layouts of the same data walk both run lists.
+TEST(Runs, CopyBetweenStridedLayouts) {
+  TypeInfo s, same;
+  strided(s);
+  strided(same);
+  std::vector<int> src(9);
+  std::iota(src.begin(), src.end(), 100);
+  const std::vector<int> want{100, -1, 102, 103, -1, 105, 106, -1, 108};
+  for (const TypeInfo* d : {&s, &same}) {
+    std::vector<int> dst(9, -1);
+    copy(dst.data(), 3, *d, src.data(), 3, s);
+    EXPECT_EQ(dst, want);
+  }
+  // Four ints every 20 bytes (blocks at 0, 8 and 12), against the 12-byte one above.
+  TypeInfo other;
+  other.size = 12;
+  other.extent = 20;
+  other.true_extent = 16;
+  other.dense = false;
+  other.blocks = {{0, 4}, {8, 8}};
+  std::vector<int> dst(10, -1);
+  copy(dst.data(), 2, other, src.data(), 3, s);
+  EXPECT_EQ(dst, (std::vector<int>{100, -1, 102, 103, -1, 105, -1, 106, 108, -1}));
+}
+
 TEST(Runs, PackUnpackRoundTrip) {
   TypeInfo s;
   strided(s);
