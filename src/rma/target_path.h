@@ -55,7 +55,8 @@ class TargetPath {
   virtual Status compare_and_swap(Window& w, const TargetView& t, const RmaOp& op) = 0;
 
   // Passive target: this origin's lock on t, taken lazily by its first operation (lock_all:
-  // a shared lock), given back at unlock; flush completes what was issued to t.
+  // a shared lock), given back at unlock; flush completes what was issued to t (whose view
+  // holds only its rank, node-local index and path: Window::path_view).
   virtual Status lock(Window& w, const TargetView& t, LockEntry& e) = 0;
   virtual Status lock_all_touch(Window& w, const TargetView& t) = 0;
   virtual Status unlock(Window& w, const TargetView& t, LockEntry& e) = 0;

@@ -209,6 +209,12 @@ class Window {
   // Everything after the segment that a request arriving for this window may need.
   void finish_setup(const Args& a);
   Status target(int rank, TargetView& t) const;
+  // Only t's rank, node-local index and path (a valid rank): what a flush needs.
+  void path_view(int rank, TargetView& t) const {
+    t.rank = rank;
+    t.local = ci_->local_index(rank);
+    t.path = t.local < 0 ? remote_path_ : local_paths_[static_cast<std::size_t>(t.local)];
+  }
   bool direct_local(int local) const {
     return local >= 0 && direct_locals_[static_cast<std::size_t>(local)];
   }
