@@ -56,7 +56,13 @@ void init_global_pools(std::size_t ops, std::size_t targets) {
 }
 
 void OpTable::init(std::size_t slots, std::size_t op_pool, std::size_t target_pool) {
-  slots_.assign(slots ? slots : 1, nullptr);
+  // A power of two, so that a rank's slot is a mask, not a 64-bit division (most of the
+  // lookup, which every operation and flush on the message path makes).
+  std::size_t n = 1;
+  while (n < slots)
+    n *= 2;
+  slots_.assign(n, nullptr);
+  mask_ = n - 1;
   op_cap_ = op_pool;
   target_cap_ = target_pool;
   for (std::size_t i = 0; i < op_pool; ++i)
@@ -84,7 +90,7 @@ OpTable::~OpTable() {
 }
 
 TargetElem* OpTable::find(int rank) const {
-  for (TargetElem* t = slots_[static_cast<std::size_t>(rank) % slots_.size()]; t; t = t->next)
+  for (TargetElem* t = slots_[static_cast<std::size_t>(rank) & mask_]; t; t = t->next)
     if (t->rank == rank) return t;
   return nullptr;
 }
@@ -109,7 +115,7 @@ TargetElem* OpTable::get(int rank, bool overflow) {
   t->unacked = t->sync_busy = false;
   t->busy = 0;
   t->sent = t->sync_sent = 0;
-  TargetElem*& head = slots_[static_cast<std::size_t>(rank) % slots_.size()];
+  TargetElem*& head = slots_[static_cast<std::size_t>(rank) & mask_];
   t->next = head;
   head = t;
   t->all_prev = nullptr;
@@ -121,7 +127,7 @@ TargetElem* OpTable::get(int rank, bool overflow) {
 }
 
 void OpTable::remove(TargetElem* t) {
-  TargetElem** p = &slots_[static_cast<std::size_t>(t->rank) % slots_.size()];
+  TargetElem** p = &slots_[static_cast<std::size_t>(t->rank) & mask_];
   while (*p != t)
     p = &(*p)->next;
   *p = t->next;

@@ -138,6 +138,7 @@ class OpTable {
 
  private:
   std::vector<TargetElem*> slots_;
+  std::size_t mask_ = 0;  // slots_.size() - 1
   TargetElem* all_ = nullptr;
   std::size_t ntargets_ = 0;
   std::atomic<std::size_t> live_ops_{0};
