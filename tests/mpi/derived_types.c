@@ -1,5 +1,6 @@
 /* Put and get with derived datatypes on both sides (vector, indexed, struct of one basic type,
- * subarray, resized, contiguous), different layouts at origin and target, every flavor. */
+ * subarray, resized, contiguous), different layouts at origin and target, and one layout on
+ * both (one handle, or two equal ones), every flavor. */
 #include "common.h"
 
 enum { N = 64 };
@@ -12,7 +13,7 @@ static void expect_ints(const int* got, const int* want, int n, const char* what
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  MPI_Datatype vec, idx, st, sub, res, con;
+  MPI_Datatype vec, idx, st, sub, res, con, sub2;
   MPI_Type_vector(8, 2, 5, MPI_INT, &vec); /* 16 ints */
   int bl[3] = {3, 1, 4}, dp[3] = {40, 2, 20};
   MPI_Type_indexed(3, bl, dp, MPI_INT, &idx); /* 8 ints, not in address order */
@@ -21,11 +22,12 @@ int main(int argc, char** argv) {
   MPI_Datatype sty[2] = {MPI_INT, MPI_INT};
   MPI_Type_create_struct(2, sbl, sdp, sty, &st); /* 4 ints */
   int sizes[2] = {8, 8}, subs[2] = {3, 4}, starts[2] = {2, 1};
-  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub); /* 12 ints */
+  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub);  /* 12 ints */
+  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub2); /* equal */
   MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &res); /* 1 int, stride 3 */
   MPI_Type_contiguous(4, MPI_INT, &con);
-  MPI_Datatype all[] = {vec, idx, st, sub, res, con};
-  for (int i = 0; i < 6; i++)
+  MPI_Datatype all[] = {vec, idx, st, sub, res, con, sub2};
+  for (int i = 0; i < 7; i++)
     MPI_Type_commit(&all[i]);
 
   for (int f = 0; f < T_NFLAVORS; f++) {
@@ -46,7 +48,8 @@ int main(int argc, char** argv) {
     } cases[] = {
         {MPI_INT, 16, vec, 1}, {vec, 1, MPI_INT, 16}, {idx, 2, vec, 1},  {st, 3, sub, 1},
         {sub, 1, st, 3},       {st, 3, con, 3},       {res, 16, vec, 1}, {vec, 1, res, 16},
-        {con, 4, st, 4},       {con, 2, idx, 1},
+        {con, 4, st, 4},       {con, 2, idx, 1},      {vec, 1, vec, 1},  {sub, 1, sub2, 1},
+        {res, 16, res, 16},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     for (int c = 0; c < ncases; c++) {
@@ -80,7 +83,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     t_win_free(&w);
   }
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < 7; i++)
     MPI_Type_free(&all[i]);
   return t_finish("derived_types");
 }
