@@ -3,26 +3,37 @@
  * 2M doubles at rank 1, one operation then a flush, under one lock_all. The target layout is a
  * vector, a subarray or an indexed type (rows at uneven offsets), either built, committed and
  * freed around every operation (fresh, as a runtime that builds a type per call does) or
- * built once (reused).
+ * built once (reused). With -s the origin's rows may be strided too: `same`, the target's
+ * type on both sides (a halo exchange's column type); `strided`, N rows of M doubles out of
+ * rows of 3M/2 (a local patch of another array), built alike.
  *
  *   noncontig [-o put,get] [-l vector,subarray,indexed] [-r fresh,reused] [-f flavor]
- *             [-z 8x64,32x128,128x256,512x512] [-t ms]
+ *             [-s dense,same,strided] [-z 8x64,32x128,128x256,512x512] [-t ms]
  *
- * flavor: allocate (default), create, dynamic
- * Prints per point "BENCH nc_<op>_<layout>_<fresh|reused>_<N>x<M> <data bytes> <us>": the
- * median time of one operation plus its flush over 5 runs. */
+ * flavor: allocate (default), create, dynamic; origin layouts: dense (default)
+ * Prints per point "BENCH nc_<op>_<layout>_<fresh|reused>[_same|_strided]_<N>x<M> <data bytes>
+ * <us>": the median time of one operation plus its flush over 5 runs. */
 #include "bench_common.h"
 
 struct noncontig {
-  int is_put, fresh, layout, peer;
+  int is_put, fresh, layout, origin, peer;
   int rows, cols;
   MPI_Aint base;
   double* local;
-  MPI_Datatype reused;
+  MPI_Datatype reused, reused_origin;
   MPI_Win win;
 };
 
 enum { kVector, kSubarray, kIndexed };
+enum { kDense, kSame, kStrided };
+
+/* The origin's rows of `cols` doubles out of rows of 3 * cols / 2 (kStrided). */
+static MPI_Datatype make_origin_type(int rows, int cols) {
+  MPI_Datatype t;
+  MPI_Type_vector(rows, cols, cols + cols / 2, MPI_DOUBLE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
 
 /* The target layout: rows of `cols` doubles out of rows of 2 * cols. */
 static MPI_Datatype make_type(int layout, int rows, int cols) {
@@ -54,11 +65,21 @@ static void body(void* ctx, long iters) {
   const int n = b->rows * b->cols;
   for (long it = 0; it < iters; it++) {
     MPI_Datatype t = b->fresh ? make_type(b->layout, b->rows, b->cols) : b->reused;
+    MPI_Datatype ot = MPI_DOUBLE;
+    int oc = n;
+    if (b->origin != kDense) {
+      ot = b->origin == kSame ? t
+           : b->fresh         ? make_origin_type(b->rows, b->cols)
+                              : b->reused_origin;
+      oc = 1;
+    }
     if (b->is_put)
-      MPI_Put(b->local, n, MPI_DOUBLE, b->peer, b->base, 1, t, b->win);
+      MPI_Put(b->local, oc, ot, b->peer, b->base, 1, t, b->win);
     else
-      MPI_Get(b->local, n, MPI_DOUBLE, b->peer, b->base, 1, t, b->win);
-    if (b->fresh) MPI_Type_free(&t); /* before the flush: the operation keeps what it needs */
+      MPI_Get(b->local, oc, ot, b->peer, b->base, 1, t, b->win);
+    /* Before the flush: the operation keeps what it needs. */
+    if (b->fresh && b->origin == kStrided) MPI_Type_free(&ot);
+    if (b->fresh) MPI_Type_free(&t);
     MPI_Win_flush(b->peer, b->win);
   }
 }
@@ -69,13 +90,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *ops = "put,get", *layouts = "vector,subarray,indexed", *reuse = "fresh,reused";
+  const char* origins = "dense";
   const char *flavor = "allocate", *shapes = "8x64,32x128,128x256,512x512";
   double seconds = 2e-3;
   int bad = size < 2;
-  const struct bench_option opts[] = {{"-o", 's', &ops},    {"-l", 's', &layouts},
-                                      {"-r", 's', &reuse},  {"-f", 's', &flavor},
-                                      {"-z", 's', &shapes}, {"-t", 'm', &seconds}};
-  if (bench_options(argc, argv, opts, 6) != 0) bad = 1;
+  const struct bench_option opts[] = {
+      {"-o", 's', &ops},    {"-l", 's', &layouts}, {"-r", 's', &reuse},  {"-f", 's', &flavor},
+      {"-z", 's', &shapes}, {"-t", 'm', &seconds}, {"-s", 's', &origins}};
+  if (bench_options(argc, argv, opts, 7) != 0) bad = 1;
   /* The largest shape sizes the window and the origin buffer. */
   long max_rows = 0, max_cols = 0;
   for (const char* p = shapes; p && *p;) {
@@ -92,7 +114,8 @@ int main(int argc, char** argv) {
     if (rank == 0)
       fprintf(stderr,
               "usage: noncontig [-o put,get] [-l vector,subarray,indexed] [-r fresh,reused] "
-              "[-f allocate|create|dynamic] [-z RxC,...] [-t ms] (2+ ranks, C >= 4)\n");
+              "[-f allocate|create|dynamic] [-s dense,same,strided] [-z RxC,...] [-t ms] "
+              "(2+ ranks, C >= 4)\n");
     MPI_Finalize();
     return 2;
   }
@@ -103,6 +126,8 @@ int main(int argc, char** argv) {
   const char* const all_ops[] = {"put", "get"};
   const char* const all_layouts[] = {"vector", "subarray", "indexed"};
   const char* const all_reuse[] = {"fresh", "reused"};
+  const char* const all_origins[] = {"dense", "same", "strided"};
+  const char* const origin_suffix[] = {"", "_same", "_strided"};
   MPI_Win_lock_all(0, w.win);
   for (int o = 0; o < 2; o++) {
     if (!bench_listed(ops, all_ops[o])) continue;
@@ -113,20 +138,26 @@ int main(int argc, char** argv) {
       for (int f = 0; f < 2; f++) {
         if (!bench_listed(reuse, all_reuse[f])) continue;
         b.fresh = f == 0;
-        for (const char* p = shapes; p && *p;) {
-          long r = 0, c = 0;
-          sscanf(p, "%ldx%ld", &r, &c);
-          p = strchr(p, ',');
-          p = p ? p + 1 : NULL;
-          b.rows = (int)r;
-          b.cols = (int)c;
-          if (!b.fresh) b.reused = make_type(l, b.rows, b.cols);
-          const double t = bench_time(body, &b, seconds, 5, 1L << 20);
-          if (!b.fresh) MPI_Type_free(&b.reused);
-          if (rank == 0) {
-            printf("BENCH nc_%s_%s_%s_%ldx%ld %ld %.3f\n", all_ops[o], all_layouts[l], all_reuse[f],
-                   r, c, r * c * (long)sizeof(double), t * 1e6);
-            fflush(stdout);
+        for (int s = 0; s < 3; s++) {
+          if (!bench_listed(origins, all_origins[s])) continue;
+          b.origin = s;
+          for (const char* p = shapes; p && *p;) {
+            long r = 0, c = 0;
+            sscanf(p, "%ldx%ld", &r, &c);
+            p = strchr(p, ',');
+            p = p ? p + 1 : NULL;
+            b.rows = (int)r;
+            b.cols = (int)c;
+            if (!b.fresh) b.reused = make_type(l, b.rows, b.cols);
+            if (!b.fresh && s == kStrided) b.reused_origin = make_origin_type(b.rows, b.cols);
+            const double t = bench_time(body, &b, seconds, 5, 1L << 20);
+            if (!b.fresh) MPI_Type_free(&b.reused);
+            if (!b.fresh && s == kStrided) MPI_Type_free(&b.reused_origin);
+            if (rank == 0) {
+              printf("BENCH nc_%s_%s_%s%s_%ldx%ld %ld %.3f\n", all_ops[o], all_layouts[l],
+                     all_reuse[f], origin_suffix[s], r, c, r * c * (long)sizeof(double), t * 1e6);
+              fflush(stdout);
+            }
           }
         }
       }

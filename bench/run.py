@@ -87,9 +87,11 @@ def suite(quick):
     for section in (node, message):
         section.append((section[0][0], 4 if quick else 8, ["post_scaling", "-b", "32"]))
     # Noncontiguous target layouts (vector, subarray, indexed; fresh and reused types): a small
-    # and a large shape keep each run to a few seconds.
+    # and a large shape keep each run to a few seconds. On the node also strided origins (the
+    # target's type on both sides, and another array's patch).
     for section in (node, message):
         section.append((section[0][0], 2, ["noncontig", "-z", "8x64,128x256"]))
+    node.append(("node", 2, ["noncontig", "-z", "8x64,128x256", "-s", "same,strided"]))
     # osprey under Open MPI against Open MPI's own RMA (osc/sm+pt2pt, and its default choice):
     # latency and bandwidth on every flavor with flush and fence, fence and PSCW cost.
     ompi = []
@@ -104,6 +106,7 @@ def suite(quick):
         # engine builds them with its own host's constructor).
         ompi.append(("openmpi", 8, ["post_scaling", "-b", "32"]))
         ompi.append(("openmpi", 2, ["noncontig", "-z", "8x64,128x256"]))
+        ompi.append(("openmpi", 2, ["noncontig", "-z", "8x64,128x256", "-s", "same,strided"]))
     return node + message + network + ompi
 
 
