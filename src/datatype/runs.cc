@@ -79,15 +79,7 @@ void each_run(const void* base, MPI_Count count, const TypeInfo& t, F&& f) {
 }
 
 bool same_layout(const TypeInfo& a, const TypeInfo& b) {
-  if (&a == &b) return true;
-  if (a.extent != b.extent || a.blocks.size() != b.blocks.size()) return false;
-  for (std::size_t i = 0; i < a.blocks.size(); ++i) {
-    const Block &x = a.blocks[i], &y = b.blocks[i];
-    if (x.off != y.off || x.len != y.len || x.n1 != y.n1 || x.s1 != y.s1 || x.n2 != y.n2 ||
-        x.s2 != y.s2)
-      return false;
-  }
-  return true;
+  return &a == &b || (a.extent == b.extent && a.blocks == b.blocks);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct Block {
   int64_t n2 = 1;
   MPI_Aint s2 = 0;
 
+  bool operator==(const Block&) const = default;
   bool plain() const { return n1 == 1 && n2 == 1; }
   int64_t runs() const { return n1 * n2; }
   MPI_Aint bytes() const { return len * n1 * n2; }

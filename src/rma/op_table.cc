@@ -1,5 +1,7 @@
 #include "rma/op_table.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <mutex>
 
@@ -58,9 +60,7 @@ void init_global_pools(std::size_t ops, std::size_t targets) {
 void OpTable::init(std::size_t slots, std::size_t op_pool, std::size_t target_pool) {
   // A power of two, so that a rank's slot is a mask, not a 64-bit division (most of the
   // lookup, which every operation and flush on the message path makes).
-  std::size_t n = 1;
-  while (n < slots)
-    n *= 2;
+  const std::size_t n = std::bit_ceil(std::max<std::size_t>(slots, 1));
   slots_.assign(n, nullptr);
   mask_ = n - 1;
   op_cap_ = op_pool;
