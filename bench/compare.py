@@ -6,13 +6,15 @@ peer, over the pairs whose placement did not change. For one-off questions; benc
 the whole suite.
 
   bench/compare.py [--pairs 5] [--np 2] [--build build] [--openmpi] [--am] [--baseline DIR]
-                   [--tcp] -- <benchmark> [args]
+                   [--tcp] [--host-openmpi] -- <benchmark> [args]
 
 <benchmark> is a name in build/bench (e.g. rma_latency -s fence -o put -M 8). Node path by
 default: osprey against MPICH (and Open MPI with --openmpi); --am: the message path; --tcp: the
-message path with both engines' messages over loopback TCP.
+message path with both engines' messages over loopback TCP; --host-openmpi: osprey under Open MPI
+against Open MPI's own RMA (its sm+pt2pt and its default choice).
 --baseline DIR: also osprey as built in DIR (e.g. a worktree of an earlier commit), preloaded
-into the same benchmark binaries, for before/after comparisons of a change."""
+into the same benchmark binaries, for before/after comparisons of a change (with
+--host-openmpi, the Open MPI flavor in DIR/openmpi)."""
 import argparse
 import os
 import statistics
@@ -31,6 +33,7 @@ def main():
     ap.add_argument("--openmpi", action="store_true", help="also run <benchmark>.openmpi")
     ap.add_argument("--am", action="store_true", help="the message path")
     ap.add_argument("--tcp", action="store_true", help="the message path over loopback TCP")
+    ap.add_argument("--host-openmpi", action="store_true", help="osprey under Open MPI")
     ap.add_argument("--baseline", help="build folder of the osprey to compare against")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -38,11 +41,13 @@ def main():
     baseline = os.path.abspath(a.baseline) if a.baseline else None
     if not cmd:
         ap.error("no benchmark command")
-    section = "network" if a.tcp else "message" if a.am else "node"
+    section = ("network" if a.tcp else "message" if a.am else
+               "openmpi" if a.host_openmpi else "node")
     names = [engines.OSPREY[section]] + [p for p in engines.PEERS[section]
-                                         if p != "openmpi" or a.openmpi]
+                                         if p != "openmpi" or a.openmpi or a.host_openmpi]
     if baseline:
-        names.insert(1, "baseline_tcp" if a.tcp else "baseline_am" if a.am else "baseline")
+        names.insert(1, {"network": "baseline_tcp", "message": "baseline_am",
+                         "openmpi": "baseline_ompi"}.get(section, "baseline"))
     pairs = []
     for i in range(a.pairs):
         before, _ = engines.probe(a.build)

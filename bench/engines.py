@@ -16,7 +16,8 @@ An engine is the MPI that launches the binary plus what answers its RMA calls:
                 nodes (OSPREY_VIRTUAL_NODES=2)
   baseline      osprey from another build (an earlier commit), preloaded the same way
   baseline_am   the same with OSPREY_TRANSPORT=am
-  baseline_tcp  the same over loopback TCP, as osprey_tcp"""
+  baseline_tcp  the same over loopback TCP, as osprey_tcp
+  baseline_ompi the same under Open MPI, as osprey_ompi (the build's openmpi/ folder)"""
 import os
 import re
 import shutil
@@ -39,6 +40,7 @@ LABELS = {
     "baseline": "baseline",
     "baseline_am": "baseline (am)",
     "baseline_tcp": "baseline (TCP)",
+    "baseline_ompi": "baseline (Open MPI host)",
 }
 # Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here; sm is
 # its fastest on a node and pt2pt covers the flavors sm cannot. Binding off, as under MPICH's
@@ -86,7 +88,7 @@ def command(engine, np, argv, build, baseline=None):
     env = dict(os.environ)
     binary = os.path.join(build, "bench", argv[0])
     lib = osprey_library(baseline if engine.startswith("baseline") else build)
-    if engine.startswith("openmpi") or engine == "osprey_ompi":
+    if engine.startswith("openmpi") or engine.endswith("_ompi"):
         env.update(OPENMPI_ENV)
         cmd = [mpiexec("openmpi"), "-n", str(np)]
         args = argv[1:]
@@ -94,8 +96,9 @@ def command(engine, np, argv, build, baseline=None):
             del env["OMPI_MCA_osc"]
             if argv[0] == "rma_latency" and "-o" not in args:  # its compare_and_swap crashes
                 args = args + ["-o", "put,get,acc,getacc,fop,sync"]
-        if engine == "osprey_ompi":
-            cmd += ["-x", "LD_PRELOAD=" + openmpi_library(build)]
+        if engine.endswith("_ompi"):
+            cmd += ["-x", "LD_PRELOAD=" + openmpi_library(
+                baseline if engine.startswith("baseline") else build)]
         return cmd + [binary + ".openmpi"] + args, env
     cmd = [mpiexec("mpich"), "-n", str(np)]
     if engine.startswith(("osprey", "baseline")):

@@ -15,13 +15,8 @@ constexpr int kHindexedInteger = MPI_COMBINER_HINDEXED_INTEGER;
 constexpr int kStructInteger = MPI_COMBINER_STRUCT_INTEGER;
 #endif
 
-// Lists live in place up to these lengths (see small_vec.h): a typical constructor (an indexed
-// type of up to 19 blocks, a struct of up to 4 members) and its decoded blocks never touch the
-// heap.
+// Decoded blocks live in place up to this many (see small_vec.h).
 using Blocks = SmallVec<Block, 4>;
-using Ints = SmallVec<int64_t, 40>;
-using Aints = SmallVec<MPI_Aint, 24>;
-using Types = SmallVec<MPI_Datatype, 4>;
 
 struct Flat {
   Blocks blocks;
@@ -207,19 +202,13 @@ MPI_Aint extent_of(MPI_Datatype t) {
   return ext;
 }
 
-// A constructor's arguments in the layout of the MPI-3 (int) constructors, with 64-bit
-// integers. Where the host has the MPI-4 large-count query it is used for every type: a type
-// built by a `_c` constructor can only be read that way, and its counts are moved to where the
-// int constructor keeps them.
-struct Contents {
-  int comb = MPI_COMBINER_NAMED;
-  Ints ints;
-  Aints aints;
-  Types types;
-};
+}  // namespace
 
+// Where the host has the MPI-4 large-count query it is used for every type: a type built by a
+// `_c` constructor can only be read that way, and its counts are moved to where the int
+// constructor keeps them.
 #if MPI_VERSION >= 4
-int combiner_of(MPI_Datatype t) {
+static int combiner_of(MPI_Datatype t) {
   MPI_Count ni, na, nc, nd;
   int comb = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
@@ -287,7 +276,7 @@ Contents read_contents(MPI_Datatype t) {
   return c;
 }
 #else
-int combiner_of(MPI_Datatype t) {
+static int combiner_of(MPI_Datatype t) {
   int ni, na, nd, comb = MPI_COMBINER_NAMED;
   PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
   return comb;
@@ -309,6 +298,8 @@ Contents read_contents(MPI_Datatype t) {
   return c;
 }
 #endif
+
+namespace {
 
 // Whether the host made a new handle for a constructor argument (which must then be freed):
 // predefined types are told by osprey's own table, without asking the host.
@@ -358,6 +349,8 @@ Status flatten_subarray(const Ints& ints, MPI_Datatype old, Flat& out) {
   return kOk;
 }
 
+Status flatten_contents(Contents& c, Flat& out);
+
 Status flatten_into(MPI_Datatype t, Flat& out) {
   if (const TypeInfo* p = predefined(t)) {
     for (const Block& b : p->blocks)  // plain blocks
@@ -366,6 +359,10 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
     return kOk;
   }
   Contents c = read_contents(t);
+  return flatten_contents(c, out);
+}
+
+Status flatten_contents(Contents& c, Flat& out) {
   const int comb = c.comb;
   if (comb == MPI_COMBINER_NAMED)
     return Err(MPI_ERR_TYPE, "osprey: this predefined datatype cannot be used in RMA");
@@ -469,11 +466,8 @@ Status flatten_into(MPI_Datatype t, Flat& out) {
   }
 }
 
-}  // namespace
-
-Status flatten(MPI_Datatype t, TypeInfo& out) {
-  Flat f;
-  OSPREY_TRY(flatten_into(t, f));
+// The decoded blocks and kind into `out`, checked against the size the host reported.
+Status finish(const Flat& f, TypeInfo& out) {
   out.blocks.assign(f.blocks.begin(), f.blocks.end());
   out.cat = f.cat;
   out.repr = f.repr;
@@ -485,6 +479,20 @@ Status flatten(MPI_Datatype t, TypeInfo& out) {
   if (covered != out.size)
     return Err(MPI_ERR_TYPE, "osprey: datatype layout does not add up to its size");
   return kOk;
+}
+
+}  // namespace
+
+Status flatten(MPI_Datatype t, TypeInfo& out) {
+  Flat f;
+  OSPREY_TRY(flatten_into(t, f));
+  return finish(f, out);
+}
+
+Status flatten(Contents& c, TypeInfo& out) {
+  Flat f;
+  OSPREY_TRY(flatten_contents(c, f));
+  return finish(f, out);
 }
 
 }  // namespace osprey::dt

@@ -30,8 +30,7 @@ class RunCursor {
 // span (count - 1 extents plus one true extent) fit in 64-bit signed arithmetic. Counts past it
 // get MPI_ERR_COUNT before anything is computed from them.
 inline bool count_fits(MPI_Count count, const TypeInfo& t) {
-  if (count < 0) return false;
-  if (count == 0) return true;
+  if (count <= 1) return count >= 0;  // one element's span and bytes are its type's own
   const __int128 span = static_cast<__int128>(count - 1) * (t.extent < 0 ? -t.extent : t.extent) +
                         (t.true_extent < 0 ? -t.true_extent : t.true_extent);
   const __int128 bytes = static_cast<__int128>(count) * t.size;

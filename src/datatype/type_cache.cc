@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 
+#include "datatype/constructor_memo.h"
 #include "datatype/flatten.h"
 #include "datatype/type_info.h"
 #include "util/handle_key.h"
@@ -13,20 +14,35 @@
 namespace osprey::dt {
 namespace {
 
-HandleMap<const TypeInfo>& cache() {
-  static auto* m = new HandleMap<const TypeInfo>;  // lives until exit
-  return *m;
+// Built at load time, before any type can be looked up (MPI_Init comes later), and never
+// destroyed: a function-local static cost every lookup a call and a guard check.
+HandleMap<const TypeInfo>& cache_map = *new HandleMap<const TypeInfo>;
+
+inline HandleMap<const TypeInfo>& cache() {
+  return cache_map;
 }
 
-// Two threads that decode the same handle at once both build it; the first to insert wins and
-// the other drops its copy (no lock around the decoding: a fresh type per operation paid two
-// lock pairs for it, and MPI_Type_free two more).
+// Enters `info` (one reference of the caller's) as t's entry. Two threads that decode the same
+// handle at once both build it; the first to enter it wins and the other drops its copy (no
+// lock around the decoding: a fresh type per operation paid two lock pairs for it, and
+// MPI_Type_free two more).
+const TypeInfo* enter(MPI_Datatype t, const TypeInfo* info) {
+  const TypeInfo* held = cache().insert_if_absent(handle_key(t), info);
+  if (held != info) release(info);
+  return held;
+}
+
 const TypeInfo* build(MPI_Datatype t, Status* err) {
+  Contents c = read_contents(t);
+  ConstructorKey key;
+  const bool keyed = constructor_key(c, &key);
+  if (keyed)
+    if (const TypeInfo* same = memo_find(key)) return enter(t, same);
   auto info = std::make_unique<TypeInfo>();
   info->handle = t;
   PMPI_Type_size_x(t, &info->size);
   PMPI_Type_get_extent(t, &info->lb, &info->extent);
-  Status s = flatten(t, *info);
+  Status s = flatten(c, *info);
   if (!s.ok()) {
     *err = s;
     return nullptr;
@@ -38,10 +54,8 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
   info->dense = info->size == 0 ||
                 (info->blocks.size() == 1 && info->blocks[0].plain() && info->size == info->extent);
   info->id = next_type_id();
-  const TypeInfo* mine = info.get();
-  const TypeInfo* held = cache().insert_if_absent(handle_key(t), mine);
-  if (held == mine) info.release();
-  return held;
+  if (keyed) memo_keep(key, info.get());
+  return enter(t, info.release());
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
  * uneven rows, a subarray, a struct) that may reuse the handle: a put with one layout, then a
  * get with the next, which reads the put's rows where the layouts meet and the untouched holes
  * elsewhere, toward every rank and in every window flavor. Every element read back and every
- * element of the target slots, holes included, is checked. */
+ * element of the target slots, holes included, is checked.
+ * Types built the same way share one decoding (keyed by their constructor and its arguments):
+ * the rounds repeat their constructors, and nested() rebuilds, round after round, one outer
+ * constructor with equal numbers over an inner type whose layout changes. */
 #include "common.h"
 #include "row_types.h"
 
@@ -35,6 +38,53 @@ static MPI_Datatype make_type(int layout) {
 
 static int64_t value(int origin, int round, int r, int c) {
   return ((int64_t)(origin + 1) << 40) + (int64_t)round * 10000 + r * COLS + c;
+}
+
+/* Rows of a vector inside an hvector: the inner vector's stride changes from round to round,
+ * the outer constructor's arguments (its count, stride and the inner handle) mostly do not. */
+enum { NEST_ROWS = 3, NEST_COLS = 2, NEST_STRIDE = 40, NEST_SPAN = 2 * NEST_STRIDE };
+
+static int nested_pos(int round, int h, int r, int c) {
+  return h * NEST_STRIDE + r * (4 + round % 2) + c;
+}
+
+static void nested(struct t_win* w, const char* flavor) {
+  enum { N = 2 * NEST_ROWS * NEST_COLS };
+  for (int round = 0; round < 8; round++) {
+    MPI_OK(MPI_Win_lock_all(0, w->win));
+    for (int t = 0; t < t_size; t++) {
+      const MPI_Aint disp = t_disp(w, t, (MPI_Aint)t_rank * SLOT * 8, 8);
+      int64_t src[N], back[NEST_SPAN], holes[NEST_SPAN];
+      for (int i = 0; i < N; i++)
+        src[i] = value(t_rank, round, 0, i);
+      for (int i = 0; i < NEST_SPAN; i++)
+        holes[i] = -1;
+      MPI_OK(MPI_Put(holes, NEST_SPAN, MPI_INT64_T, t, disp, NEST_SPAN, MPI_INT64_T, w->win));
+      MPI_OK(MPI_Win_flush(t, w->win));
+      MPI_Datatype inner, outer;
+      MPI_OK(MPI_Type_vector(NEST_ROWS, NEST_COLS, 4 + round % 2, MPI_INT64_T, &inner));
+      MPI_OK(MPI_Type_create_hvector(2, 1, NEST_STRIDE * 8, inner, &outer));
+      MPI_OK(MPI_Type_commit(&outer));
+      MPI_OK(MPI_Type_free(&inner));
+      MPI_OK(MPI_Put(src, N, MPI_INT64_T, t, disp, 1, outer, w->win));
+      MPI_OK(MPI_Type_free(&outer));
+      MPI_OK(MPI_Win_flush(t, w->win));
+      MPI_OK(MPI_Get(back, NEST_SPAN, MPI_INT64_T, t, disp, NEST_SPAN, MPI_INT64_T, w->win));
+      MPI_OK(MPI_Win_flush(t, w->win));
+      for (int i = 0; i < NEST_SPAN; i++) {
+        int64_t want = -1;
+        for (int h = 0; h < 2; h++)
+          for (int r = 0; r < NEST_ROWS; r++)
+            for (int c = 0; c < NEST_COLS; c++)
+              if (nested_pos(round, h, r, c) == i)
+                want = value(t_rank, round, 0, (h * NEST_ROWS + r) * NEST_COLS + c);
+        CHECK(back[i] == want, "%s nested round %d target %d: element %d is %lld, want %lld",
+              flavor, round, t, i, (long long)back[i], (long long)want);
+      }
+    }
+    MPI_OK(MPI_Win_unlock_all(w->win));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char** argv) {
@@ -104,6 +154,7 @@ int main(int argc, char** argv) {
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    nested(&w, t_flavor_names[f]);
     t_win_free(&w);
   }
   if (t_rank == 0 && !reused) printf("type_recreate: note: the host never reused a handle\n");

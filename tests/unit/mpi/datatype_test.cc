@@ -445,6 +445,27 @@ TEST_F(DatatypeTest, FreedHandleIsNeverServedStale) {
   }
 }
 
+TEST_F(DatatypeTest, TypesBuiltTheSameWayShareOneDecoding) {
+  // A fresh handle per operation with one constructor: decoded once.
+  MPI_Datatype a, b, c;
+  MPI_Type_vector(4, 3, 7, MPI_DOUBLE, &a);
+  MPI_Type_vector(4, 3, 7, MPI_DOUBLE, &b);
+  MPI_Type_vector(4, 3, 8, MPI_DOUBLE, &c);
+  const TypeInfo* ia = info_of(keep(a));
+  EXPECT_EQ(info_of(keep(b)), ia);
+  EXPECT_NE(info_of(keep(c)), ia);
+  EXPECT_EQ(info_of(c)->extent, (3 * 8 + 3) * 8);
+  // Equal arguments over a derived type are not the same type once that handle is reused:
+  // such constructors are decoded each time.
+  MPI_Datatype inner, outer1, outer2;
+  MPI_Type_contiguous(2, MPI_INT, &inner);
+  MPI_Type_contiguous(3, inner, &outer1);
+  MPI_Type_contiguous(3, inner, &outer2);
+  keep(inner);
+  EXPECT_NE(info_of(keep(outer1)), info_of(keep(outer2)));
+  EXPECT_EQ(info_of(outer2)->size, 24);
+}
+
 TEST_F(DatatypeTest, RetainKeepsInfoPastTypeFree) {
   MPI_Datatype a;
   MPI_Type_vector(3, 1, 2, MPI_INT, &a);

@@ -1,0 +1,89 @@
+#include "datatype/constructor_memo.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "util/cpu.h"
+
+namespace osprey::dt {
+namespace {
+
+// Direct-mapped by the key's hash: a program that alternates a few shapes keeps them all, and
+// one that makes a new shape per call only replaces slots.
+constexpr std::size_t kSlots = 64;
+
+struct Slot {
+  ConstructorKey key;
+  const TypeInfo* info = nullptr;
+};
+
+struct Memo {
+  // A spin lock: held for a comparison or a copy of a key, never while calling the host.
+  std::atomic<bool> busy{false};
+  Slot slots[kSlots];
+
+  void lock() {
+    while (busy.exchange(true, std::memory_order_acquire))
+      while (busy.load(std::memory_order_relaxed))
+        cpu::relax();
+  }
+  void unlock() { busy.store(false, std::memory_order_release); }
+};
+
+// Never destroyed: the decodings it keeps stay reachable until the process ends.
+Memo& memo = *new Memo;
+
+bool same_key(const ConstructorKey& a, const ConstructorKey& b) {
+  return a.hash == b.hash && a.n == b.n &&
+         std::memcmp(a.words, b.words, a.n * sizeof a.words[0]) == 0;
+}
+
+}  // namespace
+
+bool constructor_key(const Contents& c, ConstructorKey* k) {
+  const std::size_t n = 4 + c.ints.size() + c.aints.size() + c.types.size();
+  if (c.comb == MPI_COMBINER_NAMED || n > ConstructorKey::kMaxWords) return false;
+  for (MPI_Datatype t : c.types)
+    if (!predefined(t)) return false;
+  uint64_t* w = k->words;
+  *w++ = static_cast<uint64_t>(c.comb);
+  *w++ = c.ints.size();
+  *w++ = c.aints.size();
+  *w++ = c.types.size();
+  for (int64_t v : c.ints)
+    *w++ = static_cast<uint64_t>(v);
+  for (MPI_Aint v : c.aints)
+    *w++ = static_cast<uint64_t>(v);
+  for (MPI_Datatype t : c.types)
+    *w++ = handle_key(t);
+  k->n = static_cast<uint32_t>(n);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i)
+    h = (h ^ k->words[i]) * 0x100000001b3ull;
+  k->hash = h ^ (h >> 29);
+  return true;
+}
+
+const TypeInfo* memo_find(const ConstructorKey& k) {
+  Slot& s = memo.slots[k.hash % kSlots];
+  memo.lock();
+  const TypeInfo* found = s.info && same_key(s.key, k) ? s.info : nullptr;
+  if (found) retain(found);
+  memo.unlock();
+  return found;
+}
+
+void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
+  retain(info);
+  Slot& s = memo.slots[k.hash % kSlots];
+  memo.lock();
+  const TypeInfo* old = s.info;
+  s.key.hash = k.hash;
+  s.key.n = k.n;
+  std::memcpy(s.key.words, k.words, k.n * sizeof k.words[0]);
+  s.info = info;
+  memo.unlock();
+  if (old) release(old);  // outside the lock: it may free
+}
+
+}  // namespace osprey::dt
