@@ -57,10 +57,19 @@ bool constructor_key(const Contents& c, ConstructorKey* k) {
   for (MPI_Datatype t : c.types)
     *w++ = handle_key(t);
   k->n = static_cast<uint32_t>(n);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < n; ++i)
-    h = (h ^ k->words[i]) * 0x100000001b3ull;
-  k->hash = h ^ (h >> 29);
+  // Four independent lanes: one multiply chain over a 20-word key was a third of a memo hit.
+  constexpr uint64_t kPrime = 0x100000001b3ull;
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull, c2 = 1, d = 2;
+  for (std::size_t i = n; i < (n + 3) / 4 * 4; ++i)
+    k->words[i] = 0;  // (past n: read by the last round only, never compared)
+  for (std::size_t i = 0; i < n; i += 4) {
+    a = (a ^ k->words[i]) * kPrime;
+    b = (b ^ k->words[i + 1]) * kPrime;
+    c2 = (c2 ^ k->words[i + 2]) * kPrime;
+    d = (d ^ k->words[i + 3]) * kPrime;
+  }
+  const uint64_t all = (a ^ (b >> 7)) * 0x9E3779B97F4A7C15ull + (c2 ^ (d << 11));
+  k->hash = all ^ (all >> 29);
   return true;
 }
 

@@ -21,7 +21,7 @@ struct ConstructorKey {
   static constexpr std::size_t kMaxWords = 48;  // past it a constructor is not keyed
   uint64_t hash = 0;
   uint32_t n = 0;
-  uint64_t words[kMaxWords];
+  uint64_t words[kMaxWords];  // a multiple of 4: the hash reads whole rounds of 4
 };
 
 // The key of constructor c; false if c is not keyed (see above).
