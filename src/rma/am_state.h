@@ -102,7 +102,36 @@ struct AmState {
     uint32_t count = 0;
     uint32_t any = 0, all = 0xffff;
   };
-  std::unordered_map<uint64_t, FenceSignal> fence_signals;
+  // A few at a time, so a short list searched in place: a hash map allocated a node for every
+  // fence. A found entry is valid until the list changes (an arrival may add one).
+  class FenceSignals {
+   public:
+    FenceSignal& operator[](uint64_t key) {
+      if (FenceSignal* s = find(key)) return *s;
+      return list_.emplace_back(Entry{key, {}}).signal;
+    }
+    FenceSignal* find(uint64_t key) {
+      for (Entry& e : list_)
+        if (e.key == key) return &e.signal;
+      return nullptr;
+    }
+    void erase(uint64_t key) {
+      for (Entry& e : list_)
+        if (e.key == key) {
+          e = list_.back();
+          list_.pop_back();
+          return;
+        }
+    }
+
+   private:
+    struct Entry {
+      uint64_t key;
+      FenceSignal signal;
+    };
+    std::vector<Entry> list_;
+  };
+  FenceSignals fence_signals;
   static uint64_t fence_key(uint32_t epoch, uint32_t round) {
     return static_cast<uint64_t>(epoch) << 8 | round;
   }

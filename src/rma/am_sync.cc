@@ -35,12 +35,12 @@ Status Window::am_barrier(uint32_t flags, uint32_t* any_out, uint32_t* all_out) 
     am_send_bare(g, dest, r);
     const uint64_t key = AmState::fence_key(e, k);
     progress::Backoff b;
-    while (am_->fence_signals.count(key) == 0)
+    const AmState::FenceSignal* s;
+    while (!(s = am_->fence_signals.find(key)))
       am_pause(g, b);
-    const auto it = am_->fence_signals.find(key);
-    any |= it->second.any;
-    all &= it->second.all;
-    am_->fence_signals.erase(it);  // one sender per round and barrier
+    any |= s->any;
+    all &= s->all;
+    am_->fence_signals.erase(key);  // one sender per round and barrier
   }
   *any_out = any;
   *all_out = all;
@@ -130,14 +130,14 @@ Status Window::am_fence_marks(uint32_t bits, uint32_t* any_out, uint32_t* all_ou
     const uint64_t key = AmState::fence_key(e, AmState::kFenceMarkRound);
     const auto want = static_cast<uint32_t>(nranks_ - 1);
     progress::Backoff b;
-    auto it = am_->fence_signals.find(key);
-    while (it == am_->fence_signals.end() || it->second.count < want) {
+    const AmState::FenceSignal* s = am_->fence_signals.find(key);
+    while (!s || s->count < want) {
       am_pause(g, b);
-      it = am_->fence_signals.find(key);
+      s = am_->fence_signals.find(key);
     }
-    any |= it->second.any;
-    all &= it->second.all;
-    am_->fence_signals.erase(it);
+    any |= s->any;
+    all &= s->all;
+    am_->fence_signals.erase(key);
   }
   ++am_->fence_epoch;  // every origin's operations of the epoch are done here
   g.unlock();
