@@ -1,6 +1,8 @@
 /* Put and get with derived datatypes on both sides (vector, indexed, struct of one basic type,
  * subarray, resized, contiguous), different layouts at origin and target, and one layout on
- * both (one handle, or two equal ones), every flavor. */
+ * both (one handle, or two equal ones), every flavor; and target layouts that run backward
+ * from the displacement (a vector with a negative stride, a resized type whose extent is
+ * negative), placed `shift` elements into the slot. */
 #include "common.h"
 
 enum { N = 64 };
@@ -13,7 +15,7 @@ static void expect_ints(const int* got, const int* want, int n, const char* what
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  MPI_Datatype vec, idx, st, sub, res, con, sub2;
+  MPI_Datatype vec, idx, st, sub, res, con, sub2, negv, negr;
   MPI_Type_vector(8, 2, 5, MPI_INT, &vec); /* 16 ints */
   int bl[3] = {3, 1, 4}, dp[3] = {40, 2, 20};
   MPI_Type_indexed(3, bl, dp, MPI_INT, &idx); /* 8 ints, not in address order */
@@ -26,8 +28,11 @@ int main(int argc, char** argv) {
   MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub2); /* equal */
   MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &res); /* 1 int, stride 3 */
   MPI_Type_contiguous(4, MPI_INT, &con);
-  MPI_Datatype all[] = {vec, idx, st, sub, res, con, sub2};
-  for (int i = 0; i < 7; i++)
+  MPI_Type_vector(4, 2, -6, MPI_INT, &negv);                    /* 8 ints, from 18 before */
+  MPI_Type_create_resized(MPI_INT, 0, -3 * sizeof(int), &negr); /* 1 int, stride -3 */
+  MPI_Datatype all[] = {vec, idx, st, sub, res, con, sub2, negv, negr};
+  enum { NTYPES = sizeof all / sizeof all[0] };
+  for (int i = 0; i < NTYPES; i++)
     MPI_Type_commit(&all[i]);
 
   for (int f = 0; f < T_NFLAVORS; f++) {
@@ -45,18 +50,21 @@ int main(int argc, char** argv) {
       int oc;
       MPI_Datatype tt;
       int tc;
+      int shift; /* elements into the slot where the target layout starts */
     } cases[] = {
-        {MPI_INT, 16, vec, 1}, {vec, 1, MPI_INT, 16}, {idx, 2, vec, 1},  {st, 3, sub, 1},
-        {sub, 1, st, 3},       {st, 3, con, 3},       {res, 16, vec, 1}, {vec, 1, res, 16},
-        {con, 4, st, 4},       {con, 2, idx, 1},      {vec, 1, vec, 1},  {sub, 1, sub2, 1},
-        {res, 16, res, 16},
+        {MPI_INT, 16, vec, 1, 0}, {vec, 1, MPI_INT, 16, 0},  {idx, 2, vec, 1, 0},
+        {st, 3, sub, 1, 0},       {sub, 1, st, 3, 0},        {st, 3, con, 3, 0},
+        {res, 16, vec, 1, 0},     {vec, 1, res, 16, 0},      {con, 4, st, 4, 0},
+        {con, 2, idx, 1, 0},      {vec, 1, vec, 1, 0},       {sub, 1, sub2, 1, 0},
+        {res, 16, res, 16, 0},    {MPI_INT, 8, negv, 1, 18}, {MPI_INT, 5, negr, 5, 12},
+        {idx, 1, negv, 1, 20},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     for (int c = 0; c < ncases; c++) {
       for (int i = 0; i < N * t_size; i++)
         mine[i] = -1;
       MPI_OK(MPI_Win_fence(0, w.win));
-      const MPI_Aint off = (MPI_Aint)t_rank * N * (MPI_Aint)sizeof(int);
+      const MPI_Aint off = ((MPI_Aint)t_rank * N + cases[c].shift) * (MPI_Aint)sizeof(int);
       const MPI_Aint disp =
           f == T_DYNAMIC ? t_disp(&w, right, off, 1) : off / (MPI_Aint)sizeof(int);
       MPI_OK(MPI_Put(src, cases[c].oc, cases[c].ot, right, disp, cases[c].tc, cases[c].tt, w.win));
@@ -70,7 +78,8 @@ int main(int argc, char** argv) {
       for (int i = 0; i < N; i++)
         want[i] = -1;
       pos = 0;
-      MPI_Unpack(packed, sizeof packed, &pos, want, cases[c].tc, cases[c].tt, MPI_COMM_SELF);
+      MPI_Unpack(packed, sizeof packed, &pos, want + cases[c].shift, cases[c].tc, cases[c].tt,
+                 MPI_COMM_SELF);
       expect_ints(mine + left * N, want, N, "put", f);
       /* Get it back into the origin layout and compare with what I sent. */
       for (int i = 0; i < N * 4; i++)
@@ -83,7 +92,7 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     t_win_free(&w);
   }
-  for (int i = 0; i < 7; i++)
+  for (int i = 0; i < NTYPES; i++)
     MPI_Type_free(&all[i]);
   return t_finish("derived_types");
 }
