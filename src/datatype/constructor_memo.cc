@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "util/cpu.h"
 
@@ -13,7 +14,8 @@ namespace {
 constexpr std::size_t kSlots = 64;
 
 struct Slot {
-  ConstructorKey key;
+  uint64_t hash = 0;
+  std::vector<uint64_t> words;
   const TypeInfo* info = nullptr;
 };
 
@@ -33,9 +35,9 @@ struct Memo {
 // Never destroyed: the decodings it keeps stay reachable until the process ends.
 Memo& memo = *new Memo;
 
-bool same_key(const ConstructorKey& a, const ConstructorKey& b) {
-  return a.hash == b.hash && a.n == b.n &&
-         std::memcmp(a.words, b.words, a.n * sizeof a.words[0]) == 0;
+bool same_key(const Slot& s, const ConstructorKey& k) {
+  return s.hash == k.hash && s.words.size() == k.words.size() &&
+         std::memcmp(s.words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
 }
 
 }  // namespace
@@ -45,7 +47,8 @@ bool constructor_key(const Contents& c, ConstructorKey* k) {
   if (c.comb == MPI_COMBINER_NAMED || n > ConstructorKey::kMaxWords) return false;
   for (MPI_Datatype t : c.types)
     if (!predefined(t)) return false;
-  uint64_t* w = k->words;
+  k->words.resize((n + 3) / 4 * 4);  // the padding stays zero
+  uint64_t* w = k->words.data();
   *w++ = static_cast<uint64_t>(c.comb);
   *w++ = c.ints.size();
   *w++ = c.aints.size();
@@ -56,13 +59,10 @@ bool constructor_key(const Contents& c, ConstructorKey* k) {
     *w++ = static_cast<uint64_t>(v);
   for (MPI_Datatype t : c.types)
     *w++ = handle_key(t);
-  k->n = static_cast<uint32_t>(n);
   // Four independent lanes: one multiply chain over a 20-word key was a third of a memo hit.
   constexpr uint64_t kPrime = 0x100000001b3ull;
   uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull, c2 = 1, d = 2;
-  for (std::size_t i = n; i < (n + 3) / 4 * 4; ++i)
-    k->words[i] = 0;  // (past n: read by the last round only, never compared)
-  for (std::size_t i = 0; i < n; i += 4) {
+  for (std::size_t i = 0; i < k->words.size(); i += 4) {
     a = (a ^ k->words[i]) * kPrime;
     b = (b ^ k->words[i + 1]) * kPrime;
     c2 = (c2 ^ k->words[i + 2]) * kPrime;
@@ -76,7 +76,7 @@ bool constructor_key(const Contents& c, ConstructorKey* k) {
 const TypeInfo* memo_find(const ConstructorKey& k) {
   Slot& s = memo.slots[k.hash % kSlots];
   memo.lock();
-  const TypeInfo* found = s.info && same_key(s.key, k) ? s.info : nullptr;
+  const TypeInfo* found = s.info && same_key(s, k) ? s.info : nullptr;
   if (found) retain(found);
   memo.unlock();
   return found;
@@ -84,15 +84,16 @@ const TypeInfo* memo_find(const ConstructorKey& k) {
 
 void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
   retain(info);
+  // The key's copy is made outside the lock (it may allocate), then swapped in.
+  std::vector<uint64_t> words(k.words.begin(), k.words.end());
   Slot& s = memo.slots[k.hash % kSlots];
   memo.lock();
   const TypeInfo* old = s.info;
-  s.key.hash = k.hash;
-  s.key.n = k.n;
-  std::memcpy(s.key.words, k.words, k.n * sizeof k.words[0]);
+  s.hash = k.hash;
+  s.words.swap(words);
   s.info = info;
   memo.unlock();
-  if (old) release(old);  // outside the lock: it may free
+  if (old) release(old);  // outside the lock: it may free, as may the old key going below
 }
 
 }  // namespace osprey::dt

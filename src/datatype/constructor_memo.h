@@ -14,14 +14,16 @@
 #include <cstdint>
 
 #include "datatype/flatten.h"
+#include "util/small_vec.h"
 
 namespace osprey::dt {
 
 struct ConstructorKey {
-  static constexpr std::size_t kMaxWords = 48;  // past it a constructor is not keyed
+  // Past it a constructor is not keyed (an indexed type of some 2,000 blocks): its key would
+  // cost as much to hash and compare as the decoding it saves.
+  static constexpr std::size_t kMaxWords = 4096;
   uint64_t hash = 0;
-  uint32_t n = 0;
-  uint64_t words[kMaxWords];  // a multiple of 4: the hash reads whole rounds of 4
+  SmallVec<uint64_t, 48> words;  // zero-padded to a multiple of 4: the hash reads rounds of 4
 };
 
 // The key of constructor c; false if c is not keyed (see above).
