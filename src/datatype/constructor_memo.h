@@ -19,9 +19,9 @@
 namespace osprey::dt {
 
 struct ConstructorKey {
-  // Past it a constructor is not keyed (an indexed type of some 2,000 blocks): its key would
-  // cost as much to hash and compare as the decoding it saves.
-  static constexpr std::size_t kMaxWords = 4096;
+  // Past it a constructor is not keyed (an indexed type of some 1,000 blocks), so that the
+  // memo holds at most 1 MiB of keys.
+  static constexpr std::size_t kMaxWords = 2048;
   uint64_t hash = 0;
   SmallVec<uint64_t, 48> words;  // zero-padded to a multiple of 4: the hash reads rounds of 4
 };
