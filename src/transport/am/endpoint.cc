@@ -419,6 +419,12 @@ bool Endpoint::poll_system() {
 }
 
 bool Endpoint::poll_requests() {
+  // Slots that took a request last round get their receive now: posted right after the
+  // request ran, the receive stood between a fence mark (or any request whose effect a waiter
+  // of this process looks for) and the waiter.
+  for (int slot : unposted_)
+    post(slot);
+  unposted_.clear();
   bool did = false;
   int flag = 0;
   MPI_Status st;
@@ -460,7 +466,7 @@ bool Endpoint::poll_requests() {
     const bool done =
         handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count));
     if (done) finished(st.MPI_SOURCE);
-    post(slot);
+    unposted_.push_back(slot);
   }
   return did;
 }

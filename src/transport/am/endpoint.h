@@ -144,6 +144,7 @@ class Endpoint {
   std::vector<char> space_;
   std::vector<MPI_Request> slot_req_;
   std::deque<int> posted_;      // slots in posting order
+  std::vector<int> unposted_;   // slots whose receive the next round posts (poll_requests)
   std::vector<char> expanded_;  // the poller's: a short request in its full form
   System sys_in_{};
   MPI_Request sys_req_ = MPI_REQUEST_NULL;
