@@ -82,6 +82,8 @@ class BlockRuns {
 };
 
 struct TypeInfo {
+  // The handle decoded (a shared decoding keeps its first handle's, which may be freed since:
+  // only predefined entries are looked up by it).
   MPI_Datatype handle = MPI_DATATYPE_NULL;
   MPI_Count size = 0;  // data bytes per element
   MPI_Aint lb = 0, extent = 0;
@@ -126,8 +128,10 @@ inline const TypeInfo* lookup(MPI_Datatype t, Status* err) {
   return detail::lookup_derived(t, err);
 }
 
-// A fresh TypeInfo id: message-path layout caches name a datatype by it, so an id is never
-// given twice (a freed handle the host reuses gets a new TypeInfo and a new id).
+// A fresh TypeInfo id: message-path layout caches name a layout by it, so an id is never given
+// twice (a freed handle the host reuses gets a new TypeInfo and a new id, unless it is built
+// like a type decoded before: then it shares that decoding, layout and id included,
+// constructor_memo.h).
 uint64_t next_type_id();
 
 // Drops what is cached for t, which is about to be freed (its handle may then be reused).

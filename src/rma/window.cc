@@ -123,8 +123,9 @@ Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::T
 }
 
 Status Window::check_access(const TargetView& t) {
-  // Every operation that leaves the inlined fast path passes here: node peers waiting for this
-  // process to apply what they left in its slots (served_ops.h) need not wait for its next
+  // Every operation that leaves the fast paths (the inlined one, and derived types toward the
+  // same targets, fast_typed_address) passes here: node peers waiting for this process to
+  // apply what they left in its slots (served_ops.h) need not wait for its next
   // synchronization, nor for the system calls this operation may make.
   serve_if_any();
   switch (access_) {

@@ -78,7 +78,8 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
   const FastTarget& f = fast_[local];
   int64_t off;
   if (__builtin_mul_overflow(disp, f.disp_unit, &off)) return nullptr;
-  off += true_lb;
+  // (true_lb is a derived type's data start too, which the program sets: fast_typed_address)
+  if (__builtin_add_overflow(off, true_lb, &off)) return nullptr;
   if (off < 0 || off > f.size || bytes > f.size - off) return nullptr;
   return f.base + off;
 }

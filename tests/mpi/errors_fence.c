@@ -85,6 +85,28 @@ int main(int argc, char** argv) {
     EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(src, 2, MPI_INT, right, 0, 1, vec, win));
     MPI_Type_free(&vec);
   }
+  /* Target types that run backward from the displacement, before the window's start: a vector
+   * with a negative stride, a resized type whose extent is negative (in the shared window they
+   * would land in the left neighbour's memory, checked below). And a type whose data starts so
+   * far out that the displacement plus its start overflows 64 bits. */
+  {
+    MPI_Datatype negv, negr, far;
+    MPI_Type_vector(2, 1, -3, MPI_INT, &negv);
+    MPI_Type_create_resized(MPI_INT, 0, -2 * (MPI_Aint)sizeof(int), &negr);
+    const int one = 1;
+    const MPI_Aint start = INT64_MAX - 16;
+    MPI_Type_create_hindexed(1, &one, &start, MPI_INT, &far);
+    MPI_Type_commit(&negv);
+    MPI_Type_commit(&negr);
+    MPI_Type_commit(&far);
+    EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(src, 2, MPI_INT, right, 2, 1, negv, win));
+    EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Get(src, 2, MPI_INT, right, 2, 1, negv, win));
+    EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(src, 3, MPI_INT, right, 1, 3, negr, win));
+    EXPECT_CLASS(MPI_ERR_RMA_RANGE, MPI_Put(src, 1, MPI_INT, right, N - 1, 1, far, win));
+    MPI_Type_free(&negv);
+    MPI_Type_free(&negr);
+    MPI_Type_free(&far);
+  }
   /* MPI_PROC_NULL is a valid no-op target. */
   MPI_OK(MPI_Put(src, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win));
 

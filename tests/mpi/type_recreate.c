@@ -6,8 +6,9 @@
  * elsewhere, toward every rank and in every window flavor. Every element read back and every
  * element of the target slots, holes included, is checked.
  * Types built the same way share one decoding (keyed by their constructor and its arguments):
- * the rounds repeat their constructors, and nested() rebuilds, round after round, one outer
- * constructor with equal numbers over an inner type whose layout changes. */
+ * the rounds repeat their constructors. nested() rebuilds, round after round, one outer
+ * constructor with equal numbers over an inner type whose layout changes: a constructor with a
+ * derived argument is never keyed, and the data shows it. */
 #include "common.h"
 #include "row_types.h"
 

@@ -43,7 +43,8 @@ class Handler {
   virtual ~Handler() = default;
   // A request arrived from `src`; msg is valid during the call only. Returns true if the request
   // is finished; otherwise the handler keeps a copy and calls Endpoint::finished(src) once it
-  // is. The slot takes the next request either way; the sender's credit comes back only then.
+  // is. The slot takes a next request either way (its receive is posted again at the next poll
+  // round); the sender's credit comes back only then.
   virtual bool on_request(Endpoint& ep, int src, const char* msg, std::size_t n) = 0;
   // Lets the handler advance work that waits on something other than a new request.
   virtual bool advance(Endpoint& ep) = 0;
