@@ -91,11 +91,12 @@ Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::T
     return kOk;
   }
   // Common case first: a dense type at a non-negative displacement, in 64-bit arithmetic.
-  int64_t start, bytes;
+  // (A dense derived type's data may start anywhere: hindexed at a far displacement.)
+  int64_t start, bytes, first;
   if (!t.dynamic && tt.dense && !__builtin_mul_overflow(disp, t.disp_unit, &start) &&
       !__builtin_mul_overflow(count, tt.size, &bytes)) {
-    const int64_t lo = start + tt.true_lb;
-    if (lo < 0 || lo > static_cast<int64_t>(t.size) || bytes > static_cast<int64_t>(t.size) - lo)
+    if (__builtin_add_overflow(start, tt.true_lb, &first) || first < 0 ||
+        first > static_cast<int64_t>(t.size) || bytes > static_cast<int64_t>(t.size) - first)
       return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
     *where = static_cast<uint64_t>(start);
     return kOk;
