@@ -37,6 +37,17 @@ inline bool count_fits(MPI_Count count, const TypeInfo& t) {
   return span <= INT64_MAX && bytes <= INT64_MAX;
 }
 
+// The bytes `count` (> 0) elements of t touch, from their buffer address: element i covers
+// [i*extent + true_lb, i*extent + true_lb + true_extent). False if that does not fit in 64-bit
+// signed arithmetic (a type whose data starts near the end of the address range).
+inline bool element_span(MPI_Count count, const TypeInfo& t, int64_t* lo, int64_t* hi) {
+  int64_t last, end;
+  return !__builtin_mul_overflow(count - 1, t.extent, &last) &&
+         !__builtin_add_overflow(last < 0 ? last : 0, t.true_lb, lo) &&
+         !__builtin_add_overflow(t.true_lb, t.true_extent, &end) &&
+         !__builtin_add_overflow(last < 0 ? 0 : last, end, hi);
+}
+
 // Total data bytes of count elements (count_fits).
 inline std::size_t data_bytes(MPI_Count count, const TypeInfo& t) {
   return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);

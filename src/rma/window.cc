@@ -1,7 +1,6 @@
 // Target resolution and range checks shared by every operation; window queries.
 #include "rma/window.h"
 
-#include <algorithm>
 
 #include "rma/paths.h"
 #include "rma/registry.h"
@@ -101,10 +100,9 @@ Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::T
     *where = static_cast<uint64_t>(start);
     return kOk;
   }
-  // Bytes touched: element i covers [i*extent + true_lb, i*extent + true_lb + true_extent).
-  const __int128 last = static_cast<__int128>(count - 1) * tt.extent;
-  const __int128 lo_rel = std::min<__int128>(0, last) + tt.true_lb;
-  const __int128 hi_rel = std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
+  int64_t lo_rel, hi_rel;  // a span past 64 bits reaches past any window or attached region
+  if (!dt::element_span(count, tt, &lo_rel, &hi_rel))
+    return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");
   const __int128 base = t.dynamic ? static_cast<__int128>(static_cast<uint64_t>(disp))
                                   : static_cast<__int128>(disp) * t.disp_unit;
   const __int128 lo = base + lo_rel, hi = base + hi_rel;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "datatype/apply.h"
+#include "datatype/runs.h"
 #include "progress/backoff.h"
 #include "progress/engine.h"
 #include "rma/acc_gate.h"
@@ -86,13 +87,8 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
 
 inline char* Window::fast_typed_address(int rank, MPI_Aint disp, MPI_Count count,
                                         const dt::TypeInfo& t) {
-  // Bytes touched: element i covers [i*extent + true_lb, i*extent + true_lb + true_extent).
-  int64_t last, lo, end, hi;
-  if (count <= 0 || __builtin_mul_overflow(count - 1, t.extent, &last) ||
-      __builtin_add_overflow(last < 0 ? last : 0, t.true_lb, &lo) ||
-      __builtin_add_overflow(t.true_lb, t.true_extent, &end) ||
-      __builtin_add_overflow(last < 0 ? 0 : last, end, &hi))
-    return nullptr;
+  int64_t lo, hi;
+  if (count <= 0 || !dt::element_span(count, t, &lo, &hi)) return nullptr;
   char* p = fast_address(rank, disp, hi - lo, lo);
   return p ? p - lo : nullptr;
 }
