@@ -1,7 +1,6 @@
 // Target resolution and range checks shared by every operation; window queries.
 #include "rma/window.h"
 
-
 #include "rma/paths.h"
 #include "rma/registry.h"
 #include "rma/runtime.h"
