@@ -12,6 +12,7 @@
 
 #include "progress/doorbell.h"
 #include "progress/engine.h"
+#include "progress/host_yield.h"
 #include "progress/node_waiters.h"
 #include "progress/oversub.h"
 
@@ -102,6 +103,7 @@ class Backoff {
   uint64_t yield_budget_ns_ = 0;  // decided when the yield phase starts
   uint32_t yields_ = 0;
   WaiterMark mark_;  // set past spinning on an oversubscribed node
+  HostYieldOff host_yield_off_;
 };
 
 // For the calls a program may spin on, each returning at once (a flush of operations on its

@@ -7,6 +7,7 @@
 
 #include "datatype/type_info.h"
 #include "progress/host_hook.h"
+#include "progress/host_yield.h"
 #include "progress/thread.h"
 #include "rma/comm_info.h"
 #include "util/config.h"
@@ -31,6 +32,7 @@ int on_self_delete(MPI_Comm, int, void*, void*) {
 
 void init() {
   dt::init_predefined();
+  progress::find_host_yield();
   int keyval = MPI_KEYVAL_INVALID;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_self_delete, &keyval, nullptr);
   PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
