@@ -206,16 +206,20 @@ OpElem* Window::am_sync_elem(AmGuard& g, TargetElem* te) {
   return op;
 }
 
+std::pair<uint16_t, uint32_t> Window::am_epoch_gate(int rank) {
+  if (access_ == Access::kFence) return {am::kFenceEpoch, am_->fence_epoch};
+  if (access_ == Access::kPscw) return {am::kPscwEpoch, am_->pscw_starts[rank]};
+  return {0, 0};
+}
+
 Status Window::am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now) {
-  if (access_ == Access::kFence) {
-    op->flags |= am::kFenceEpoch;
-    op->epoch = am_->fence_epoch;
-  } else if (access_ == Access::kPscw) {
-    op->flags |= am::kPscwEpoch;
-    op->epoch = am_->pscw_starts[t.rank];
-  }
+  const auto [gate, epoch] = am_epoch_gate(t.rank);
+  op->flags |= gate;
+  op->epoch = epoch;
   if (t.dynamic) op->flags |= am::kDynamic;
   TargetElem* te = am_target_elem(g, t.rank);
+  // Records ride with the first pending element only if the target gates them alike.
+  if (te->record_ops && (gate != te->record_gate || epoch != te->record_epoch)) am_issue(g, te, 0);
   am_->table.append(te, op);
   ++te->pending;
   if (issue_now || te->pending >= config().piggyback_threshold) am_issue(g, te, 0);
@@ -458,14 +462,19 @@ uint64_t record_bytes(const OpElem* o) {
 // before it ride in its batch (packet.h, BatchedOp), as many as the slot and the reply allow.
 // Appends their records to `msg`, the gets among them to am_->scratch_gets; returns the carrier
 // and sets *reply to the bytes the batched gets return.
+// The bytes of batch records a request may carry besides a carrier of its own: the slot but for
+// the room of a short carrier's data.
+std::size_t Window::batch_room() const {
+  const std::size_t room = endpoint().inline_room(0);
+  return room > 1024 ? room - 1024 : room / 2;
+}
+
 OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply) {
-  am::Endpoint& ep = endpoint();
-  // The batch may fill the slot but for the room of a short carrier's own data.
-  const std::size_t room = ep.inline_room(0);
-  const std::size_t cap = room > 1024 ? room - 1024 : room / 2;
+  const std::size_t room = endpoint().inline_room(0);
+  const std::size_t cap = batch_room();
   OpElem* o = first;
   OpElem* prev = nullptr;
-  std::size_t bytes = 0;
+  std::size_t bytes = msg.size() - sizeof(am::Request);  // the records taken before (am_issue)
   uint64_t gets = 0, separate = 0;
   while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
          (o->kind != Kind::kGet || gets + o->bytes <= am::kBatchReplyMax) &&
@@ -535,6 +544,10 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     return o;
   };
   OpElem* first = first_pending();
+  if (te->record_ops == 1 && !first) {
+    am_promote_record(te);
+    first = first_pending();
+  }
   // A GET may move to the end so that its data reply is also the acknowledgement: only
   // plain gets, and only past puts (ordering of accumulates must hold).
   if (sync_flags && first && te->tail->kind != Kind::kGet) {
@@ -559,12 +572,26 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   // pause it is searched again (another thread may have sent ours, and they may be reaped).
   progress::Backoff b;
   bool carried = !sync_flags;
+  // Records go ahead of every pending element. They go first, alone, if that element's target
+  // gates it otherwise (an epoch's complete request queued directly, pscw.cc), or if they fill
+  // more of the request than am_batch leaves to batched operations.
+  if (te->record_ops && first &&
+      ((first->flags & (am::kFenceEpoch | am::kPscwEpoch)) != te->record_gate ||
+       first->epoch != te->record_epoch || te->records.size() > batch_room()))
+    am_issue_records(g, te);
   OpElem* o = first_pending();
   for (;;) {
     if (!o) {
-      if (carried) break;
-      OpElem* s = am_sync_elem(g, te);
+      if (carried && !te->record_ops) break;
+      // Records alone, with no synchronization to carry: a pool element, if one is free, so
+      // that the next batch need not wait until this one's element is reaped.
+      OpElem* s = carried ? am_->table.new_op() : nullptr;
+      if (!s) s = am_sync_elem(g, te);
       s->kind = Kind::kSync;
+      if (te->record_ops) {  // it carries the records: gated as they are
+        s->flags = te->record_gate;
+        s->epoch = te->record_epoch;
+      }
       am_->table.append(te, s);
       ++te->pending;
       o = first_pending();
@@ -582,6 +609,7 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     // (NoInitAllocator's construct), so room for a full slot comes first.
     msg.reserve(endpoint().slot_bytes());
     msg.resize(sizeof(am::Request));
+    const uint32_t records = take_records(te, msg);
     uint32_t batch_reply = 0;
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
     const bool last = carrier == te->tail;
@@ -599,11 +627,75 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o->in_batch = o->kind == Kind::kGet || o->by_reference;
       --te->pending;
     }
-    --te->pending;
+    te->pending -= records + 1;
     carried = carried || last;
     o = o->next;
   }
   --te->busy;
+}
+
+// Moves te's records into the batch of the request being built in `msg`; returns how many.
+uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
+  const uint32_t n = te->record_ops;
+  if (!n) return 0;
+  // resize and copy: insert would construct byte by byte (NoInitAllocator's construct).
+  const std::size_t at = msg.size();
+  msg.resize(at + te->records.size());
+  std::memcpy(msg.data() + at, te->records.data(), te->records.size());
+  te->records.clear();
+  te->record_ops = 0;
+  return n;
+}
+
+// A lone record goes as an operation of its own: a request without a batch is shorter, and the
+// host sends short messages the cheap way (an 8-byte put + flush sent as a batch of one, whose
+// header cannot be compacted, cost the host's send about 570 instructions more), and the
+// target runs it without the batch's walk.
+void Window::am_promote_record(TargetElem* te) {
+  am::BatchedOp rec;
+  std::memcpy(&rec, te->records.data(), sizeof rec);
+  const dt::TypeInfo* t = rec.kind == Kind::kPut
+                              ? dt::predefined(MPI_BYTE)
+                              : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
+  if (!t || t->size <= 0 || rec.bytes % static_cast<uint64_t>(t->size) != 0) return;
+  OpElem* o = am_->table.new_op();
+  if (!o) return;
+  o->kind = rec.kind;
+  o->op = static_cast<dt::Op>(rec.op);
+  o->flags = static_cast<uint16_t>(te->record_gate | (rec.dynamic ? am::kDynamic : 0));
+  o->epoch = te->record_epoch;
+  o->where = rec.where;
+  o->bytes = rec.bytes;
+  o->ocount = o->tcount = static_cast<MPI_Count>(rec.bytes / static_cast<uint64_t>(t->size));
+  o->otype = o->ttype = t;  // predefined: nothing to retain
+  const char* data = te->records.data() + sizeof rec;
+  o->own_data.assign(data, data + rec.bytes);
+  o->origin = o->own_data.data();
+  te->records.clear();
+  te->record_ops = 0;  // still pending: as this operation now
+  am_->table.append(te, o);
+}
+
+// Sends te's records in a request of their own, ahead of the pending elements: carried by a
+// pool element, else te's sync element, at the head of te's list (issued elements come first).
+void Window::am_issue_records(AmGuard& g, TargetElem* te) {
+  OpElem* s = am_->table.new_op();
+  if (!s) s = am_sync_elem(g, te);
+  s->kind = Kind::kSync;
+  s->flags = te->record_gate;
+  s->epoch = te->record_epoch;
+  progress::Backoff b;
+  while (!endpoint().reserve(te->rank))
+    am_pause(g, b);
+  const uint16_t lock = am_lock_needed(te->rank);
+  am::Buffer msg = endpoint().buffer();
+  msg.reserve(endpoint().slot_bytes());
+  msg.resize(sizeof(am::Request));
+  const uint32_t records = take_records(te, msg);
+  am_->table.prepend(te, s);
+  am_send(te, s, lock, std::move(msg), 0);
+  if (lock) am_lock_sent(te->rank);
+  te->pending -= records;
 }
 
 void Window::am_complete(OpElem* op) {
@@ -836,8 +928,69 @@ Status Window::am_unlock_all() {
   return am_take_error();
 }
 
+// Whether an operation may be posted as a batch record (TargetElem::records): a put or
+// accumulate small enough to batch, dense on both sides, completed by the flush that ends it.
+bool Window::am_recordable(am::Kind kind, const RmaOp& op, uint64_t bytes) const {
+  return (kind == Kind::kPut || (kind == Kind::kAcc && op.op != dt::Op::kNoOp)) && !op.req &&
+         bytes && bytes <= am::kBatchedOpMax && op.otype->dense && op.ttype->dense &&
+         op.ttype->true_lb >= 0;
+}
+
+// Posts a recordable operation as a batch record of its target element, its data copied now.
+// False if an operation element waits there: records go ahead of every pending element, so
+// this one must queue behind them as an element of its own.
+bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const RmaOp& op,
+                       uint32_t bytes) {
+  TargetElem* te = am_target_elem(g, t.rank);
+  const auto [gate, epoch] = am_epoch_gate(t.rank);
+  // Records may fill a request: a carrier of its own, with data to fit beside them, takes them
+  // only if they leave it the room am_batch leaves (am_issue).
+  const std::size_t cap = endpoint().inline_room(0);
+  const std::size_t size = am::batched_record_bytes(kind, bytes);
+  // Issuing may wait for credits, and other threads may queue meanwhile: look again after.
+  ++te->busy;
+  for (;;) {
+    if (te->pending != te->record_ops) {
+      --te->busy;
+      return false;
+    }
+    if (te->record_ops &&
+        (gate != te->record_gate || epoch != te->record_epoch || te->records.size() + size > cap)) {
+      am_issue(g, te, 0);
+      continue;
+    }
+    break;
+  }
+  --te->busy;
+  if (te->records.capacity() < cap) te->records.reserve(cap);
+  const std::size_t at = te->records.size();
+  te->records.resize(at + size);
+  am::BatchedOp rec{};
+  rec.kind = kind;
+  rec.op = static_cast<uint8_t>(op.op);
+  rec.repr = static_cast<uint8_t>(op.ttype->repr);
+  rec.dynamic = t.dynamic ? 1 : 0;
+  rec.elem_size = op.ttype->elem_size;
+  rec.where = op.where + static_cast<uint64_t>(op.ttype->true_lb);
+  rec.bytes = bytes;
+  char* p = te->records.data() + at;
+  std::memcpy(p, &rec, sizeof rec);
+  cpu::copy(p + sizeof rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
+  // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
+  std::memset(p + sizeof rec + bytes, 0, size - sizeof rec - bytes);
+  te->record_gate = gate;
+  te->record_epoch = epoch;
+  ++te->record_ops;
+  ++te->pending;
+  if (te->pending >= config().piggyback_threshold) am_issue(g, te, 0);
+  return true;
+}
+
 Status Window::am_post(const TargetView& t, am::Kind kind, const RmaOp& op) {
   AmGuard g(am_->mu);
+  const uint64_t bytes = dt::data_bytes(op.tcount, *op.ttype);
+  if (am_recordable(kind, op, bytes) && am_record(g, t, kind, op, static_cast<uint32_t>(bytes)))
+    return kOk;
   OpElem* o = am_new_op(g);
   o->kind = kind;
   o->op = op.op;
@@ -850,7 +1003,7 @@ Status Window::am_post(const TargetView& t, am::Kind kind, const RmaOp& op) {
   o->rtype = op.rtype;
   o->tcount = op.tcount;
   o->ttype = op.ttype;
-  o->bytes = dt::data_bytes(op.tcount, *op.ttype);
+  o->bytes = bytes;
   if (op.compare) std::memcpy(o->compare, op.compare, op.ttype->elem_size);
   // The user may free a datatype while the operation is in flight (MPI allows it).
   for (const dt::TypeInfo* x : {op.otype, op.rtype, op.ttype})

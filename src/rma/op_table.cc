@@ -112,6 +112,8 @@ TargetElem* OpTable::get(int rank, bool overflow) {
   t->rank = rank;
   t->head = t->tail = nullptr;
   t->pending = t->live = 0;
+  t->records.clear();
+  t->record_ops = 0;
   t->unacked = t->sync_busy = false;
   t->busy = 0;
   t->sent = t->sync_sent = 0;
@@ -192,7 +194,7 @@ void OpElem::reset() {
   batch_puts.clear();
   batch_reply = 0;
   in_batch = scattered = by_reference = false;
-  staged.clear();
+  own_data.clear();
   user_request = MPI_REQUEST_NULL;
   embedded = false;
 }
@@ -216,6 +218,16 @@ void OpTable::append(TargetElem* t, OpElem* op) {
   else
     t->head = op;
   t->tail = op;
+  ++t->live;
+  live_ops_.store(live_ops() + 1, std::memory_order_relaxed);
+  if (shared_live_) progress::count(*shared_live_, 1);
+}
+
+void OpTable::prepend(TargetElem* t, OpElem* op) {
+  op->target = t;
+  op->next = t->head;
+  t->head = op;
+  if (!t->tail) t->tail = op;
   ++t->live;
   live_ops_.store(live_ops() + 1, std::memory_order_relaxed);
   if (shared_live_) progress::count(*shared_live_, 1);

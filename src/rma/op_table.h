@@ -66,10 +66,10 @@ struct OpElem {
   // in batch_payload; this operation completes them once it is sent.
   std::vector<OpElem*> batch_puts;
   uint32_t batch_reply = 0;
-  bool in_batch = false;      // in another request's batch: completed by that request
-  bool by_reference = false;  // a put in a batch whose data goes in the batch payload
-  bool scattered = false;     // its reply put the batched gets' data in place itself
-  std::vector<char> staged;   // packed origin data for a separate payload, when not dense
+  bool in_batch = false;       // in another request's batch: completed by that request
+  bool by_reference = false;   // a put in a batch whose data goes in the batch payload
+  bool scattered = false;      // its reply put the batched gets' data in place itself
+  std::vector<char> own_data;  // a lone record's data, sent as this operation's (am_issue)
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool
   void reset();           // to a new operation's state
@@ -84,7 +84,7 @@ struct TargetElem {
   int rank = -1;
   OpElem* head = nullptr;  // issued ops first, then pending ones
   OpElem* tail = nullptr;
-  uint32_t pending = 0;    // not yet issued
+  uint32_t pending = 0;    // not yet issued (records included)
   uint32_t live = 0;       // all ops in the list
   bool unacked = false;    // ops went out since the target last acknowledged completion
   uint64_t sent = 0;       // requests sent (the target answers each origin in order, so a
@@ -95,6 +95,14 @@ struct TargetElem {
   // resources never needs a new one (the MPICH "New RMA Design": cleanup must not allocate).
   OpElem sync_op;
   bool sync_busy = false;
+  // Small puts and accumulates posted while no operation element waited here: batch records
+  // (packet.h, BatchedOp) with their data, ahead of every pending element, for the next
+  // request's batch (Window::am_record). They need no element of their own, which was most of
+  // what each operation of a message rate cost.
+  am::Buffer records;
+  uint32_t record_ops = 0;
+  uint16_t record_gate = 0;  // the request flags of their epoch (fence, PSCW) and its number
+  uint32_t record_epoch = 0;
 };
 
 // Whether completing at the target needs a new acknowledgement request.
@@ -117,7 +125,8 @@ class OpTable {
   void free_op(OpElem* op);
 
   void append(TargetElem* t, OpElem* op);
-  void unlink(TargetElem* t, OpElem* op);  // op must be the head or have no predecessor issues
+  void prepend(TargetElem* t, OpElem* op);  // an issued op: issued ones come first
+  void unlink(TargetElem* t, OpElem* op);   // op must be the head or have no predecessor issues
 
   // f may remove the element it is given.
   template <class F>

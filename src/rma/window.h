@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "datatype/ops.h"
@@ -303,8 +304,15 @@ class Window {
   void am_send_bare(AmGuard& g, int rank, am::Request& r);
   void gate_on_last_fence(am::Request& r) const;
   void am_lockall_window_protocol(AmGuard& g);
+  // The gate (request flags, epoch) of an operation posted toward `rank` now.
+  std::pair<uint16_t, uint32_t> am_epoch_gate(int rank);
   // Queues an operation toward an AM target (issued at once if `issue_now`).
   Status am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issue_now);
+  bool am_recordable(am::Kind kind, const RmaOp& op, uint64_t bytes) const;
+  bool am_record(AmGuard& g, const TargetView& t, am::Kind kind, const RmaOp& op, uint32_t bytes);
+  static uint32_t take_records(TargetElem* te, am::Buffer& msg);
+  void am_issue_records(AmGuard& g, TargetElem* te);
+  void am_promote_record(TargetElem* te);
   am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
                         std::vector<char>& layout);
   void am_expect_reply(const TargetElem* te, OpElem* op);
@@ -315,6 +323,7 @@ class Window {
   // The operation that carries the pending ones from `first` on: the request goes for it, the
   // ones before it ride in its batch, whose records go into `msg` (none: it is `first`).
   OpElem* am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply);
+  std::size_t batch_room() const;
   void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
   void am_take_reply(OpElem* op, const am::Reply& rep);

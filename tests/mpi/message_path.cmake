@@ -34,6 +34,12 @@ osprey_mpi_variant(credits.thread_interleavings thread_interleavings MODES am
 osprey_mpi_test(am_batch mpi/am_batch.c)
 osprey_mpi_variant(credits.am_batch am_batch MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
+# Small puts and accumulates as batch records: order against the operations queued behind them,
+# more records than a request holds, atomicity against other origins, a lone one as a request of
+# its own, every synchronization; also with the smallest credits and pools.
+osprey_mpi_test(am_records mpi/am_records.c)
+osprey_mpi_variant(credits.am_records am_records MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(pool1.am_records am_records MODES am NP 3 ENV ${_tiny_pools})
 # Gets batched: every size and synchronization, data and the gaps between them checked byte
 # by byte, mixed with puts and accumulates; also with the smallest credits and pools.
 osprey_mpi_test(am_get_batch mpi/am_get_batch.c)

@@ -229,7 +229,7 @@ TEST_F(OpTableTest, NewOpIsResetButKeepsBufferCapacity) {
   o->seq = 99;
   o->compare[5] = 1;
   o->reply.assign(1000, 'x');
-  o->staged.assign(500, 'y');
+  o->own_data.assign(500, 'y');
   o->layout.assign(10, 'z');
   tab.free_op(o);
   OpElem* p = tab.new_op();
@@ -241,10 +241,10 @@ TEST_F(OpTableTest, NewOpIsResetButKeepsBufferCapacity) {
   EXPECT_EQ(p->seq, 0u);
   EXPECT_EQ(p->compare[5], 0);
   EXPECT_TRUE(p->reply.empty());
-  EXPECT_TRUE(p->staged.empty());
+  EXPECT_TRUE(p->own_data.empty());
   EXPECT_TRUE(p->layout.empty());
   EXPECT_GE(p->reply.capacity(), 1000u);
-  EXPECT_GE(p->staged.capacity(), 500u);
+  EXPECT_GE(p->own_data.capacity(), 500u);
   EXPECT_EQ(p->user_request, MPI_REQUEST_NULL);
   tab.free_op(p);
 }
