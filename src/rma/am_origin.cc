@@ -458,10 +458,6 @@ uint64_t record_bytes(const OpElem* o) {
 
 }  // namespace
 
-// Chooses the request that carries the pending operations from `first` on: the short ones
-// before it ride in its batch (packet.h, BatchedOp), as many as the slot and the reply allow.
-// Appends their records to `msg`, the gets among them to am_->scratch_gets; returns the carrier
-// and sets *reply to the bytes the batched gets return.
 // The bytes of batch records a request may carry besides a carrier of its own: the slot but for
 // the room of a short carrier's data.
 std::size_t Window::batch_room() const {
@@ -469,6 +465,10 @@ std::size_t Window::batch_room() const {
   return room > 1024 ? room - 1024 : room / 2;
 }
 
+// Chooses the request that carries the pending operations from `first` on: the short ones
+// before it ride in its batch (packet.h, BatchedOp), as many as the slot and the reply allow.
+// Appends their records to `msg` (behind any taken from te->records), the gets among them to
+// am_->scratch_gets; returns the carrier and sets *reply to the bytes the batched gets return.
 OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply) {
   const std::size_t room = endpoint().inline_room(0);
   const std::size_t cap = batch_room();
