@@ -7,6 +7,7 @@
 // waiting for the grant.
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "datatype/byte_layout.h"
 #include "datatype/runs.h"
@@ -965,19 +966,20 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
   if (te->records.capacity() < cap) te->records.reserve(cap);
   const std::size_t at = te->records.size();
   te->records.resize(at + size);
-  am::BatchedOp rec{};
-  rec.kind = kind;
-  rec.op = static_cast<uint8_t>(op.op);
-  rec.repr = static_cast<uint8_t>(op.ttype->repr);
-  rec.dynamic = t.dynamic ? 1 : 0;
-  rec.elem_size = op.ttype->elem_size;
-  rec.where = op.where + static_cast<uint64_t>(op.ttype->true_lb);
-  rec.bytes = bytes;
+  // Written in place (records are whole multiples of 8 bytes, so each is aligned): built on the
+  // stack and copied, its fields' stores stalled the copy's wide load.
   char* p = te->records.data() + at;
-  std::memcpy(p, &rec, sizeof rec);
-  cpu::copy(p + sizeof rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
+  auto* rec = new (p) am::BatchedOp{};
+  rec->kind = kind;
+  rec->op = static_cast<uint8_t>(op.op);
+  rec->repr = static_cast<uint8_t>(op.ttype->repr);
+  rec->dynamic = t.dynamic ? 1 : 0;
+  rec->elem_size = op.ttype->elem_size;
+  rec->where = op.where + static_cast<uint64_t>(op.ttype->true_lb);
+  rec->bytes = bytes;
+  cpu::copy(p + sizeof *rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
   // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
-  std::memset(p + sizeof rec + bytes, 0, size - sizeof rec - bytes);
+  std::memset(p + sizeof *rec + bytes, 0, size - sizeof *rec - bytes);
   te->record_gate = gate;
   te->record_epoch = epoch;
   ++te->record_ops;
