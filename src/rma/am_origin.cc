@@ -275,6 +275,8 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
   std::vector<OpElem*>& in_reply = am_->scratch_gets;
   in_reply.clear();
   op->reply_gets = 0;
+  for (const RecordGet& r : op->record_gets)  // first in the reply, copied out (am_take_reply)
+    op->reply_gets += r.bytes;
   for (OpElem* g : op->batch_gets)
     if (!am::alone(op->request_flags, static_cast<uint32_t>(g->bytes))) {
       in_reply.push_back(g);
@@ -285,7 +287,7 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
       inline_reply ? 0 : reply_head_toward(te->rank, result_bytes, op->reply_gets);
   // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
   // data into their buffers, then this operation's own data.
-  op->scattered = am::direct_reply(op->reply_gets, in_reply.size()) &&
+  op->scattered = op->record_gets.empty() && am::direct_reply(op->reply_gets, in_reply.size()) &&
                   std::all_of(in_reply.begin(), in_reply.end(),
                               [](const OpElem* g) { return g->otype->dense; }) &&
                   !gets_overlap(in_reply);
@@ -469,14 +471,15 @@ std::size_t Window::batch_room() const {
 // Chooses the request that carries the pending operations from `first` on: the short ones
 // before it ride in its batch (packet.h, BatchedOp), as many as the slot and the reply allow.
 // Appends their records to `msg` (behind any taken from te->records), the gets among them to
-// am_->scratch_gets; returns the carrier and sets *reply to the bytes the batched gets return.
+// am_->scratch_gets; returns the carrier and adds to *reply (the bytes the records' gets
+// return) the bytes the batched gets return.
 OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply) {
   const std::size_t room = endpoint().inline_room(0);
   const std::size_t cap = batch_room();
   OpElem* o = first;
   OpElem* prev = nullptr;
   std::size_t bytes = msg.size() - sizeof(am::Request);  // the records taken before (am_issue)
-  uint64_t gets = 0, separate = 0;
+  uint64_t gets = *reply, separate = 0;
   while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
          (o->kind != Kind::kGet || gets + o->bytes <= am::kBatchReplyMax) &&
          (!by_reference(o) || separate + o->bytes <= am::kBatchPayloadMax)) {
@@ -497,7 +500,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
   std::vector<OpElem*>& batched_puts = am_->scratch_puts;
   batched_gets.clear();
   batched_puts.clear();
-  uint64_t reply_bytes = 0;
+  uint64_t reply_bytes = *reply;
   for (OpElem* b = first; b != o; b = b->next) {
     const std::size_t at = msg.size();
     const uint32_t n = static_cast<uint32_t>(b->bytes);
@@ -610,9 +613,10 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     // (NoInitAllocator's construct), so room for a full slot comes first.
     msg.reserve(endpoint().slot_bytes());
     msg.resize(sizeof(am::Request));
+    uint32_t batch_reply = static_cast<uint32_t>(te->record_reply);
     const uint32_t records = take_records(te, msg);
-    uint32_t batch_reply = 0;
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
+    hand_record_gets(te, carrier);
     const bool last = carrier == te->tail;
     // A fence mark goes once: operations other threads queue meanwhile may follow it.
     const uint16_t sync = carried ? sync_flags & ~am::kFenceMark : sync_flags;
@@ -635,7 +639,8 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   --te->busy;
 }
 
-// Moves te's records into the batch of the request being built in `msg`; returns how many.
+// Moves te's records into the batch of the request being built in `msg`; returns how many. Their
+// gets stay until the carrier is known (hand_record_gets).
 uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
   const uint32_t n = te->record_ops;
   if (!n) return 0;
@@ -648,6 +653,15 @@ uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
   return n;
 }
 
+// The records' gets go with the request that carries them: their data comes in its reply.
+void Window::hand_record_gets(TargetElem* te, OpElem* carrier) {
+  if (!te->record_gets.empty()) {
+    carrier->record_gets.swap(te->record_gets);  // te keeps the carrier's empty one
+    te->record_gets.clear();
+  }
+  te->record_reply = 0;
+}
+
 // A lone record goes as an operation of its own: a request without a batch is shorter, and the
 // host sends short messages the cheap way (an 8-byte put + flush sent as a batch of one, whose
 // header cannot be compacted, cost the host's send about 570 instructions more), and the
@@ -655,7 +669,7 @@ uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
 void Window::am_promote_record(TargetElem* te) {
   am::BatchedOp rec;
   std::memcpy(&rec, te->records.data(), sizeof rec);
-  const dt::TypeInfo* t = rec.kind == Kind::kPut
+  const dt::TypeInfo* t = rec.kind != Kind::kAcc
                               ? dt::predefined(MPI_BYTE)
                               : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
   if (!t || t->size <= 0 || rec.bytes % static_cast<uint64_t>(t->size) != 0) return;
@@ -669,9 +683,15 @@ void Window::am_promote_record(TargetElem* te) {
   o->bytes = rec.bytes;
   o->ocount = o->tcount = static_cast<MPI_Count>(rec.bytes / static_cast<uint64_t>(t->size));
   o->otype = o->ttype = t;  // predefined: nothing to retain
-  const char* data = te->records.data() + sizeof rec;
-  o->own_data.assign(data, data + rec.bytes);
-  o->origin = o->own_data.data();
+  if (rec.kind == Kind::kGet) {
+    o->origin = te->record_gets.front().to;
+    te->record_gets.clear();
+    te->record_reply = 0;
+  } else {
+    const char* data = te->records.data() + sizeof rec;
+    o->own_data.assign(data, data + rec.bytes);
+    o->origin = o->own_data.data();
+  }
   te->records.clear();
   te->record_ops = 0;  // still pending: as this operation now
   am_->table.append(te, o);
@@ -692,9 +712,11 @@ void Window::am_issue_records(AmGuard& g, TargetElem* te) {
   am::Buffer msg = endpoint().buffer();
   msg.reserve(endpoint().slot_bytes());
   msg.resize(sizeof(am::Request));
+  const uint32_t reply = static_cast<uint32_t>(te->record_reply);
   const uint32_t records = take_records(te, msg);
+  hand_record_gets(te, s);
   am_->table.prepend(te, s);
-  am_send(te, s, lock, std::move(msg), 0);
+  am_send(te, s, lock, std::move(msg), reply);
   if (lock) am_lock_sent(te->rank);
   te->pending -= records;
 }
@@ -712,6 +734,10 @@ void Window::am_take_reply(OpElem* op, const am::Reply& rep) {
   const char* data = op->reply.data() + sizeof(am::Reply);
   uint64_t left = rep.bytes;
   if (op->reply_gets && left >= op->reply_gets) {
+    for (const RecordGet& r : op->record_gets) {
+      std::memcpy(r.to, data, r.bytes);
+      data += r.bytes;
+    }
     for (OpElem* g : op->batch_gets) {
       if (op->scattered || am::alone(op->request_flags, static_cast<uint32_t>(g->bytes))) continue;
       dt::unpack(const_cast<void*>(g->origin), g->ocount, *g->otype, data);
@@ -929,15 +955,17 @@ Status Window::am_unlock_all() {
   return am_take_error();
 }
 
-// Whether an operation may be posted as a batch record (TargetElem::records): a put or
+// Whether an operation may be posted as a batch record (TargetElem::records): a put, get or
 // accumulate small enough to batch, dense on both sides, completed by the flush that ends it.
 bool Window::am_recordable(am::Kind kind, const RmaOp& op, uint64_t bytes) const {
-  return (kind == Kind::kPut || (kind == Kind::kAcc && op.op != dt::Op::kNoOp)) && !op.req &&
-         bytes && bytes <= am::kBatchedOpMax && op.otype->dense && op.ttype->dense &&
+  return (kind == Kind::kPut || kind == Kind::kGet ||
+          (kind == Kind::kAcc && op.op != dt::Op::kNoOp)) &&
+         !op.req && bytes && bytes <= am::kBatchedOpMax && op.otype->dense && op.ttype->dense &&
          op.ttype->true_lb >= 0;
 }
 
-// Posts a recordable operation as a batch record of its target element, its data copied now.
+// Posts a recordable operation as a batch record of its target element, its data copied now (a
+// get's: where its data goes, TargetElem::record_gets).
 // False if an operation element waits there: records go ahead of every pending element, so
 // this one must queue behind them as an element of its own.
 bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const RmaOp& op,
@@ -956,7 +984,8 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
       return false;
     }
     if (te->record_ops &&
-        (gate != te->record_gate || epoch != te->record_epoch || te->records.size() + size > cap)) {
+        (gate != te->record_gate || epoch != te->record_epoch || te->records.size() + size > cap ||
+         te->record_reply + bytes > am::kBatchReplyMax)) {
       am_issue(g, te, 0);
       continue;
     }
@@ -977,9 +1006,15 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
   rec->elem_size = op.ttype->elem_size;
   rec->where = op.where + static_cast<uint64_t>(op.ttype->true_lb);
   rec->bytes = bytes;
-  cpu::copy(p + sizeof *rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
-  // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
-  std::memset(p + sizeof *rec + bytes, 0, size - sizeof *rec - bytes);
+  if (kind == Kind::kGet) {
+    te->record_gets.push_back(
+        {static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb, bytes});
+    te->record_reply += bytes;
+  } else {
+    cpu::copy(p + sizeof *rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
+    // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
+    std::memset(p + sizeof *rec + bytes, 0, size - sizeof *rec - bytes);
+  }
   te->record_gate = gate;
   te->record_epoch = epoch;
   ++te->record_ops;

@@ -114,6 +114,8 @@ TargetElem* OpTable::get(int rank, bool overflow) {
   t->pending = t->live = 0;
   t->records.clear();
   t->record_ops = 0;
+  t->record_gets.clear();
+  t->record_reply = 0;
   t->unacked = t->sync_busy = false;
   t->busy = 0;
   t->sent = t->sync_sent = 0;
@@ -192,6 +194,7 @@ void OpElem::reset() {
   request_flags = 0;
   alone_in.clear();
   batch_puts.clear();
+  record_gets.clear();
   batch_reply = 0;
   in_batch = scattered = by_reference = false;
   own_data.clear();

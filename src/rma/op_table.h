@@ -21,6 +21,12 @@ namespace osprey::rma {
 
 struct TargetElem;
 
+// A get posted as a batch record (Window::am_record): where its data goes.
+struct RecordGet {
+  void* to;
+  uint32_t bytes;
+};
+
 // reset() (op_table.cc) sets every field: a new field goes there too.
 struct OpElem {
   OpElem* next = nullptr;
@@ -65,6 +71,8 @@ struct OpElem {
   // Puts that rode in its batch by reference (packet.h, BatchedOp::separate): their data went
   // in batch_payload; this operation completes them once it is sent.
   std::vector<OpElem*> batch_puts;
+  // Gets of the records its request carried: their data comes first in its reply.
+  std::vector<RecordGet> record_gets;
   uint32_t batch_reply = 0;
   bool in_batch = false;       // in another request's batch: completed by that request
   bool by_reference = false;   // a put in a batch whose data goes in the batch payload
@@ -95,7 +103,7 @@ struct TargetElem {
   // resources never needs a new one (the MPICH "New RMA Design": cleanup must not allocate).
   OpElem sync_op;
   bool sync_busy = false;
-  // Small puts and accumulates posted while no operation element waited here: batch records
+  // Small puts, gets and accumulates posted while no operation element waited here: batch records
   // (packet.h, BatchedOp) with their data, ahead of every pending element, for the next
   // request's batch (Window::am_record). They need no element of their own, which was most of
   // what each operation of a message rate cost.
@@ -103,6 +111,8 @@ struct TargetElem {
   uint32_t record_ops = 0;
   uint16_t record_gate = 0;  // the request flags of their epoch (fence, PSCW) and its number
   uint32_t record_epoch = 0;
+  std::vector<RecordGet> record_gets;  // the gets among them, in order
+  uint64_t record_reply = 0;           // the bytes those return
 };
 
 // Whether completing at the target needs a new acknowledgement request.

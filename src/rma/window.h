@@ -313,6 +313,7 @@ class Window {
   static uint32_t take_records(TargetElem* te, am::Buffer& msg);
   void am_issue_records(AmGuard& g, TargetElem* te);
   void am_promote_record(TargetElem* te);
+  static void hand_record_gets(TargetElem* te, OpElem* carrier);
   am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
                         std::vector<char>& layout);
   void am_expect_reply(const TargetElem* te, OpElem* op);

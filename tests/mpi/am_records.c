@@ -1,24 +1,30 @@
-/* Small puts and accumulates posted while nothing else waits for their target are written as
- * batch records straight away, and ride in the next request; one alone goes as a request of its
- * own. What must hold whatever the records do:
+/* Small puts, gets and accumulates posted while nothing else waits for their target are written
+ * as batch records straight away, and ride in the next request; one alone goes as a request of
+ * its own. What must hold whatever the records do:
  *  - order: records go ahead of the operations queued after them (a 2 KiB accumulate that
  *    cannot be a record, then small replacing accumulates that must now queue behind it, an
  *    accumulate of a strided type, a get_accumulate reading the result): every origin's
  *    elements end at the one value program order gives, and the get_accumulate sees it;
- *  - data: 70 puts of 80 bytes in a row fill more than one request's records and pass the
- *    count at which queued operations are sent early; every byte lands;
+ *  - data: 70 puts of 80 bytes in a row, every other one followed by a get of 64 bytes, fill
+ *    more than one request's records and pass the count at which queued operations are sent
+ *    early; every byte lands, and every get's data lands where it belongs (records' gets come
+ *    first in a reply, then those of operations queued behind them, of which there is one);
  *  - atomicity: every origin's record accumulates to a counter shared at each target race the
  *    other origins' records and fetch_and_ops on it, and no update is lost;
- *  - a lone record: epochs with a single accumulate toward a target (int64, then double) go as
- *    operations of their own, and the counters they build up hold every one;
+ *  - a lone record: epochs with a single accumulate toward a target (int64, then double) or a
+ *    single get go as operations of their own; the counters they build up hold every one, and
+ *    the get reads its data;
  *  - every synchronization (the sync driver's). */
 #include "sync_driver.h"
 
 enum {
-  NA = 256,   /* int64 elements of an origin's ordered array (2 KiB) */
-  NPUT = 70,  /* puts in a row */
-  PUTB = 80,  /* bytes per put */
-  EPOCHS = 9, /* per synchronization: full sequences and lone records, by epoch % 3 */
+  NA = 256,        /* int64 elements of an origin's ordered array (2 KiB) */
+  NPUT = 70,       /* puts in a row */
+  PUTB = 80,       /* bytes per put */
+  NGET = NPUT / 2, /* gets of GETB bytes among the puts */
+  GETB = 64,
+  SRCB = NGET * GETB + 256, /* what origins read at each target, never written */
+  EPOCHS = 12,              /* per synchronization: full sequences and lone records, by epoch % 4 */
 };
 
 /* Window layout: a shared counter, then per origin its lone-record counters, then per origin its
@@ -28,6 +34,9 @@ static MPI_Aint lone_off(int o) {
 }
 static MPI_Aint slot_off(int o, int size) {
   return 8 + (MPI_Aint)size * 16 + (MPI_Aint)o * (NA * 8 + NPUT * PUTB);
+}
+static MPI_Aint src_off(int size) {
+  return slot_off(size, size);
 }
 
 struct ctx {
@@ -39,6 +48,8 @@ struct ctx {
   int64_t* result; /* per target: the get_accumulate's 32 elements */
   int64_t* fetched;
   unsigned char* puts;
+  unsigned char* got;  /* per target: the gets' data, NGET * GETB bytes, then 100 more */
+  unsigned char* lone; /* per target: a lone get's 48 bytes */
   MPI_Datatype every_other;
 };
 
@@ -60,10 +71,16 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
   const MPI_Aint puts = slot + NA * 8;
   static const int64_t one = 1, hundred = 100;
   /* Records: puts past the count sent early and more than one request's worth. */
+  unsigned char* got = c->got + (size_t)t * (NGET * GETB + 100);
+  memset(got, 0, NGET * GETB + 100);
   for (int k = 0; k < NPUT; k++) {
     unsigned char* p = c->puts + ((size_t)t * NPUT + (size_t)k) * PUTB;
     t_fill(p, PUTB, me, t, e * NPUT + k);
     MPI_OK(MPI_Put(p, PUTB, MPI_BYTE, t, puts + (MPI_Aint)k * PUTB, PUTB, MPI_BYTE, c->win));
+    if (k % 2)
+      MPI_OK(MPI_Get(got + (k / 2) * GETB, GETB, MPI_BYTE, t,
+                     src_off(t_size) + (MPI_Aint)((k / 2 + me) % NGET) * GETB, GETB, MPI_BYTE,
+                     c->win));
   }
   /* Records: replace the whole array, 16 elements at a time, the first 16 one by one. */
   int64_t* s = c->src + (size_t)t * 2 * NA;
@@ -82,6 +99,9 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
   for (int j = 0; j < NA; j++)
     ones[j] = 1;
   MPI_OK(MPI_Accumulate(ones, NA, MPI_INT64_T, t, slot, NA, MPI_INT64_T, MPI_SUM, c->win));
+  /* A get queued behind it: its data follows the records' gets' in the reply. */
+  MPI_OK(MPI_Get(got + NGET * GETB, 100, MPI_BYTE, t, src_off(t_size) + NGET * GETB, 100, MPI_BYTE,
+                 c->win));
   /* Small again, but behind a queued operation: they must stay behind it (run ahead, the sum
    * would land on them). */
   int64_t* again = s + NA; /* the other half of this target's source */
@@ -114,7 +134,7 @@ static void issue(void* v, int t, struct t_requests* reqs) {
   struct ctx* c = v;
   static const int64_t five = 5;
   static const double half = 0.5;
-  switch (c->e % 3) {
+  switch (c->e % 4) {
     case 0:
       issue_full(c, t, reqs);
       break;
@@ -122,16 +142,49 @@ static void issue(void* v, int t, struct t_requests* reqs) {
       MPI_OK(MPI_Accumulate(&five, 1, MPI_INT64_T, t, lone_off(t_rank), 1, MPI_INT64_T, MPI_SUM,
                             c->win));
       break;
-    default:
+    case 2:
       MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, t, lone_off(t_rank) + 8, 1, MPI_DOUBLE, MPI_SUM,
                             c->win));
+      break;
+    default:
+      memset(c->lone + (size_t)t * 48, 0, 48);
+      if (c->sync == T_REQUEST)
+        MPI_OK(MPI_Rget(c->lone + (size_t)t * 48, 48, MPI_BYTE, t, src_off(t_size) + 8 * t_rank, 48,
+                        MPI_BYTE, c->win, &reqs->req[reqs->n++]));
+      else
+        MPI_OK(MPI_Get(c->lone + (size_t)t * 48, 48, MPI_BYTE, t, src_off(t_size) + 8 * t_rank, 48,
+                       MPI_BYTE, c->win));
       break;
   }
 }
 
+/* The byte at i of every target's read-only region (t_sync_window's). */
+static unsigned char src_byte(int t, size_t i) {
+  return t_pattern(t, t, i, 1000);
+}
+
 static void check_gets(void* v, int t) {
   struct ctx* c = v;
-  if (c->e % 3) return;
+  if (c->e % 4 == 3) {
+    for (int i = 0; i < 48; i++)
+      CHECK(c->lone[t * 48 + i] == src_byte(t, (size_t)(8 * t_rank + i)),
+            "epoch %d: lone get from target %d byte %d is %d, want %d", c->e, t, i,
+            c->lone[t * 48 + i], src_byte(t, (size_t)(8 * t_rank + i)));
+    return;
+  }
+  if (c->e % 4) return;
+  const unsigned char* got = c->got + (size_t)t * (NGET * GETB + 100);
+  for (int k = 0; k < NGET; k++)
+    for (int i = 0; i < GETB; i++) {
+      const size_t at = (size_t)((k + t_rank) % NGET) * GETB + (size_t)i;
+      CHECK(got[k * GETB + i] == src_byte(t, at),
+            "epoch %d: get %d from target %d byte %d is %d, want %d", c->e, k, t, i,
+            got[k * GETB + i], src_byte(t, at));
+    }
+  for (int i = 0; i < 100; i++)
+    CHECK(got[NGET * GETB + i] == src_byte(t, (size_t)(NGET * GETB + i)),
+          "epoch %d: the queued get from target %d byte %d is %d, want %d", c->e, t, i,
+          got[NGET * GETB + i], src_byte(t, (size_t)(NGET * GETB + i)));
   const int64_t* r = c->result + (size_t)t * 32;
   for (int j = 0; j < 32; j++)
     CHECK(r[j] == expected(t_rank, c->e, j),
@@ -162,7 +215,7 @@ static void check_target(void* v) {
     CHECK(ld == 0.5 * c->lone_double, "epoch %d: origin %d's lone double sum %g, want %g", c->e, o,
           ld, 0.5 * c->lone_double);
     if (c->full_epochs == 0) continue;
-    const int e = c->e - c->e % 3; /* the last full epoch */
+    const int e = c->e - c->e % 4; /* the last full epoch */
     const char* slot = c->base + slot_off(o, t_size);
     for (int j = 0; j < NA; j++) {
       int64_t x;
@@ -181,14 +234,16 @@ static void check_target(void* v) {
 
 int main(int argc, char** argv) {
   t_init(&argc, &argv);
-  const MPI_Aint bytes = slot_off(t_size, t_size);
+  const MPI_Aint bytes = src_off(t_size) + SRCB;
   struct ctx c;
   memset(&c, 0, sizeof c);
   c.src = malloc(sizeof(int64_t) * 2 * NA * (size_t)t_size);
   c.result = malloc(sizeof(int64_t) * 32 * (size_t)t_size);
   c.fetched = malloc(sizeof(int64_t) * (size_t)t_size);
   c.puts = malloc((size_t)t_size * NPUT * PUTB);
-  CHECK(c.src && c.result && c.fetched && c.puts, "out of memory");
+  c.got = malloc((size_t)t_size * (NGET * GETB + 100));
+  c.lone = malloc((size_t)t_size * 48);
+  CHECK(c.src && c.result && c.fetched && c.puts && c.got && c.lone, "out of memory");
   MPI_OK(MPI_Type_vector(16, 1, 2, MPI_INT64_T, &c.every_other));
   MPI_OK(MPI_Type_commit(&c.every_other));
   struct t_requests reqs = {malloc(sizeof(MPI_Request) * 2 * (size_t)t_size), 0};
@@ -196,15 +251,15 @@ int main(int argc, char** argv) {
   struct t_sync_test test = {issue, check_gets, check_target, &c, 0};
   for (int s = 0; s < T_NSYNC; s++) {
     struct t_win win;
-    t_sync_window(&win, T_ALLOCATE, bytes, 0, 0, 0);
+    t_sync_window(&win, T_ALLOCATE, bytes, src_off(t_size), SRCB, 0);
     c.win = win.win;
     c.sync = (enum t_sync)s;
     c.base = win.base;
     c.full_epochs = c.lone_int = c.lone_double = 0;
     for (c.e = 0; c.e < EPOCHS; c.e++) {
-      c.full_epochs += c.e % 3 == 0;
-      c.lone_int += c.e % 3 == 1;
-      c.lone_double += c.e % 3 == 2;
+      c.full_epochs += c.e % 4 == 0;
+      c.lone_int += c.e % 4 == 1;
+      c.lone_double += c.e % 4 == 2;
       reqs.n = 0;
       t_sync_epoch(c.win, (enum t_sync)s, &test, &reqs);
       /* Targets check after the epoch; passive epochs of the next one must not start before. */
@@ -217,6 +272,8 @@ int main(int argc, char** argv) {
   free(c.result);
   free(c.fetched);
   free(c.puts);
+  free(c.got);
+  free(c.lone);
   free(reqs.req);
   return t_finish("am_records");
 }
