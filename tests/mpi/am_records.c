@@ -77,10 +77,14 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
     unsigned char* p = c->puts + ((size_t)t * NPUT + (size_t)k) * PUTB;
     t_fill(p, PUTB, me, t, e * NPUT + k);
     MPI_OK(MPI_Put(p, PUTB, MPI_BYTE, t, puts + (MPI_Aint)k * PUTB, PUTB, MPI_BYTE, c->win));
-    if (k % 2)
-      MPI_OK(MPI_Get(got + (k / 2) * GETB, GETB, MPI_BYTE, t,
-                     src_off(t_size) + (MPI_Aint)((k / 2 + me) % NGET) * GETB, GETB, MPI_BYTE,
-                     c->win));
+    if (k % 2 == 0) continue;
+    /* The driver completes this synchronization's reads by their requests only. */
+    unsigned char* to = got + (k / 2) * GETB;
+    const MPI_Aint from = src_off(t_size) + (MPI_Aint)((k / 2 + me) % NGET) * GETB;
+    if (c->sync == T_REQUEST)
+      MPI_OK(MPI_Rget(to, GETB, MPI_BYTE, t, from, GETB, MPI_BYTE, c->win, &reqs->req[reqs->n++]));
+    else
+      MPI_OK(MPI_Get(to, GETB, MPI_BYTE, t, from, GETB, MPI_BYTE, c->win));
   }
   /* Records: replace the whole array, 16 elements at a time, the first 16 one by one. */
   int64_t* s = c->src + (size_t)t * 2 * NA;
@@ -100,8 +104,12 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
     ones[j] = 1;
   MPI_OK(MPI_Accumulate(ones, NA, MPI_INT64_T, t, slot, NA, MPI_INT64_T, MPI_SUM, c->win));
   /* A get queued behind it: its data follows the records' gets' in the reply. */
-  MPI_OK(MPI_Get(got + NGET * GETB, 100, MPI_BYTE, t, src_off(t_size) + NGET * GETB, 100, MPI_BYTE,
-                 c->win));
+  if (c->sync == T_REQUEST)
+    MPI_OK(MPI_Rget(got + NGET * GETB, 100, MPI_BYTE, t, src_off(t_size) + NGET * GETB, 100,
+                    MPI_BYTE, c->win, &reqs->req[reqs->n++]));
+  else
+    MPI_OK(MPI_Get(got + NGET * GETB, 100, MPI_BYTE, t, src_off(t_size) + NGET * GETB, 100,
+                   MPI_BYTE, c->win));
   /* Small again, but behind a queued operation: they must stay behind it (run ahead, the sum
    * would land on them). */
   int64_t* again = s + NA; /* the other half of this target's source */
@@ -178,8 +186,8 @@ static void check_gets(void* v, int t) {
     for (int i = 0; i < GETB; i++) {
       const size_t at = (size_t)((k + t_rank) % NGET) * GETB + (size_t)i;
       CHECK(got[k * GETB + i] == src_byte(t, at),
-            "epoch %d: get %d from target %d byte %d is %d, want %d", c->e, k, t, i,
-            got[k * GETB + i], src_byte(t, at));
+            "%s, epoch %d: get %d from target %d byte %d is %d, want %d", t_sync_names[c->sync],
+            c->e, k, t, i, got[k * GETB + i], src_byte(t, at));
     }
   for (int i = 0; i < 100; i++)
     CHECK(got[NGET * GETB + i] == src_byte(t, (size_t)(NGET * GETB + i)),
@@ -246,7 +254,8 @@ int main(int argc, char** argv) {
   CHECK(c.src && c.result && c.fetched && c.puts && c.got && c.lone, "out of memory");
   MPI_OK(MPI_Type_vector(16, 1, 2, MPI_INT64_T, &c.every_other));
   MPI_OK(MPI_Type_commit(&c.every_other));
-  struct t_requests reqs = {malloc(sizeof(MPI_Request) * 2 * (size_t)t_size), 0};
+  /* Request mode: every read of a target is request-based (NGET gets, one more, two atomics). */
+  struct t_requests reqs = {malloc(sizeof(MPI_Request) * (NGET + 3) * (size_t)t_size), 0};
   CHECK(reqs.req, "out of memory");
   struct t_sync_test test = {issue, check_gets, check_target, &c, 0};
   for (int s = 0; s < T_NSYNC; s++) {
