@@ -219,8 +219,6 @@ Status Window::am_enqueue(AmGuard& g, const TargetView& t, OpElem* op, bool issu
   op->epoch = epoch;
   if (t.dynamic) op->flags |= am::kDynamic;
   TargetElem* te = am_target_elem(g, t.rank);
-  // Records ride with the first pending element only if the target gates them alike.
-  if (te->record_ops && (gate != te->record_gate || epoch != te->record_epoch)) am_issue(g, te, 0);
   am_->table.append(te, op);
   ++te->pending;
   if (issue_now || te->pending >= config().piggyback_threshold) am_issue(g, te, 0);
@@ -576,13 +574,6 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
   // pause it is searched again (another thread may have sent ours, and they may be reaped).
   progress::Backoff b;
   bool carried = !sync_flags;
-  // Records go ahead of every pending element. They go first, alone, if that element's target
-  // gates it otherwise (an epoch's complete request queued directly, pscw.cc), or if they fill
-  // more of the request than am_batch leaves to batched operations.
-  if (te->record_ops && first &&
-      ((first->flags & (am::kFenceEpoch | am::kPscwEpoch)) != te->record_gate ||
-       first->epoch != te->record_epoch || te->records.size() > batch_room()))
-    am_issue_records(g, te);
   OpElem* o = first_pending();
   for (;;) {
     if (!o) {
@@ -601,6 +592,13 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o = first_pending();
       continue;
     }
+    // Records go ahead of every pending element; o carries them unless they must go alone.
+    // Looked at here, after any wait: other threads may have posted records meanwhile.
+    if (te->record_ops && !records_ride_with(te, o)) {
+      am_issue_records(g, te);
+      o = first_pending();
+      continue;
+    }
     // The credit first: the batch is then built once, straight into the message.
     if (!endpoint().reserve(te->rank)) {
       am_pause(g, b);
@@ -614,7 +612,7 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     msg.reserve(endpoint().slot_bytes());
     msg.resize(sizeof(am::Request));
     uint32_t batch_reply = static_cast<uint32_t>(te->record_reply);
-    const uint32_t records = take_records(te, msg);
+    const uint32_t taken = take_records(te, msg);
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
     hand_record_gets(te, carrier);
     const bool last = carrier == te->tail;
@@ -632,7 +630,7 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       o->in_batch = o->kind == Kind::kGet || o->by_reference;
       --te->pending;
     }
-    te->pending -= records + 1;
+    te->pending -= taken + 1;
     carried = carried || last;
     o = o->next;
   }
@@ -697,28 +695,39 @@ void Window::am_promote_record(TargetElem* te) {
   am_->table.append(te, o);
 }
 
-// Sends te's records in a request of their own, ahead of the pending elements: carried by a
-// pool element, else te's sync element, at the head of te's list (issued elements come first).
+// Whether te's records may ride in o's request: the target must gate o alike, and unless o is
+// a bare synchronization (no data, no layout, like the carriers made for records), they must
+// leave it the room am_batch leaves.
+bool Window::records_ride_with(const TargetElem* te, const OpElem* o) const {
+  constexpr uint16_t kGates = am::kFenceEpoch | am::kPscwEpoch;
+  if ((o->flags & kGates) != te->record_gate || o->epoch != te->record_epoch) return false;
+  const bool bare = (o->kind == Kind::kSync || o->kind == Kind::kComplete) && !o->ttype;
+  return bare || te->records.size() <= batch_room();
+}
+
+// Sends te's records in a request of their own, ahead of the pending elements, at the head of
+// te's list (with the issued ones). Its carrier is a pool element, allocated beyond the pools if
+// they are empty: te's sync element may be the pending element they must go ahead of (PSCW's
+// complete request), so waiting for it would never end.
 void Window::am_issue_records(AmGuard& g, TargetElem* te) {
-  OpElem* s = am_->table.new_op();
-  if (!s) s = am_sync_elem(g, te);
-  s->kind = Kind::kSync;
-  s->flags = te->record_gate;
-  s->epoch = te->record_epoch;
+  OpElem* s = am_->table.new_op(true);
   progress::Backoff b;
   while (!endpoint().reserve(te->rank))
     am_pause(g, b);
+  s->kind = Kind::kSync;  // gated as the records are once the credit came (threads may post)
+  s->flags = te->record_gate;
+  s->epoch = te->record_epoch;
   const uint16_t lock = am_lock_needed(te->rank);
   am::Buffer msg = endpoint().buffer();
   msg.reserve(endpoint().slot_bytes());
   msg.resize(sizeof(am::Request));
   const uint32_t reply = static_cast<uint32_t>(te->record_reply);
-  const uint32_t records = take_records(te, msg);
+  const uint32_t taken = take_records(te, msg);
   hand_record_gets(te, s);
   am_->table.prepend(te, s);
   am_send(te, s, lock, std::move(msg), reply);
   if (lock) am_lock_sent(te->rank);
-  te->pending -= records;
+  te->pending -= taken;
 }
 
 void Window::am_complete(OpElem* op) {

@@ -77,7 +77,7 @@ struct OpElem {
   bool in_batch = false;       // in another request's batch: completed by that request
   bool by_reference = false;   // a put in a batch whose data goes in the batch payload
   bool scattered = false;      // its reply put the batched gets' data in place itself
-  std::vector<char> own_data;  // a lone record's data, sent as this operation's (am_issue)
+  std::vector<char> own_data;  // a lone record's data, sent as this operation's (am_promote_record)
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool
   void reset();           // to a new operation's state
@@ -135,7 +135,7 @@ class OpTable {
   void free_op(OpElem* op);
 
   void append(TargetElem* t, OpElem* op);
-  void prepend(TargetElem* t, OpElem* op);  // an issued op: issued ones come first
+  void prepend(TargetElem* t, OpElem* op);  // an issued op (issued ones come before pending)
   void unlink(TargetElem* t, OpElem* op);   // op must be the head or have no predecessor issues
 
   // f may remove the element it is given.

@@ -11,6 +11,10 @@
  *    first in a reply, then those of operations queued behind them, of which there is one);
  *  - atomicity: every origin's record accumulates to a counter shared at each target race the
  *    other origins' records and fetch_and_ops on it, and no update is lost;
+ *  - records past what may ride with an operation: four puts of 1 KiB, then one of 2 KiB queued
+ *    behind them, toward one target (the records go in a request of their own first; under
+ *    PSCW with pools of one element the target element's own element is then held by the
+ *    complete request, and the records' request must not wait for it);
  *  - a lone record: epochs with a single accumulate toward a target (int64, then double) or a
  *    single get go as operations of their own; the counters they build up hold every one, and
  *    the get reads its data;
@@ -24,7 +28,11 @@ enum {
   NGET = NPUT / 2, /* gets of GETB bytes among the puts */
   GETB = 64,
   SRCB = NGET * GETB + 256, /* what origins read at each target, never written */
-  EPOCHS = 12,              /* per synchronization: full sequences and lone records, by epoch % 4 */
+  BIGN = 4,    /* puts of BIGB bytes: records beyond what may ride with an operation, */
+  BIGB = 1024, /* then a put of 2 * BIGB queued behind them */
+  BIG = (BIGN + 2) * BIGB,
+  KINDS = 5, /* full sequence, lone int64, lone double, lone get, BIGN puts and a larger one */
+  EPOCHS = 3 * KINDS, /* per synchronization */
 };
 
 /* Window layout: a shared counter, then per origin its lone-record counters, then per origin its
@@ -33,7 +41,7 @@ static MPI_Aint lone_off(int o) {
   return 8 + (MPI_Aint)o * 16;
 }
 static MPI_Aint slot_off(int o, int size) {
-  return 8 + (MPI_Aint)size * 16 + (MPI_Aint)o * (NA * 8 + NPUT * PUTB);
+  return 8 + (MPI_Aint)size * 16 + (MPI_Aint)o * (NA * 8 + NPUT * PUTB + BIG);
 }
 static MPI_Aint src_off(int size) {
   return slot_off(size, size);
@@ -50,6 +58,7 @@ struct ctx {
   unsigned char* puts;
   unsigned char* got;  /* per target: the gets' data, NGET * GETB bytes, then 100 more */
   unsigned char* lone; /* per target: a lone get's 48 bytes */
+  unsigned char* big;  /* per target: BIG bytes put in epochs of kind 4 */
   MPI_Datatype every_other;
 };
 
@@ -142,7 +151,7 @@ static void issue(void* v, int t, struct t_requests* reqs) {
   struct ctx* c = v;
   static const int64_t five = 5;
   static const double half = 0.5;
-  switch (c->e % 4) {
+  switch (c->e % KINDS) {
     case 0:
       issue_full(c, t, reqs);
       break;
@@ -154,6 +163,18 @@ static void issue(void* v, int t, struct t_requests* reqs) {
       MPI_OK(MPI_Accumulate(&half, 1, MPI_DOUBLE, t, lone_off(t_rank) + 8, 1, MPI_DOUBLE, MPI_SUM,
                             c->win));
       break;
+    case 4: { /* the records go alone, ahead of the put queued behind them */
+      /* One target only: puts to others first would empty the pools before this one's. */
+      if (t != (t_rank + 1) % t_size) break;
+      const MPI_Aint big = slot_off(t_rank, t_size) + NA * 8 + NPUT * PUTB;
+      unsigned char* b = c->big + (size_t)t * BIG;
+      t_fill(b, BIG, t_rank, t, c->e);
+      for (int k = 0; k < BIGN; k++)
+        MPI_OK(MPI_Put(b + k * BIGB, BIGB, MPI_BYTE, t, big + k * BIGB, BIGB, MPI_BYTE, c->win));
+      MPI_OK(MPI_Put(b + BIGN * BIGB, 2 * BIGB, MPI_BYTE, t, big + BIGN * BIGB, 2 * BIGB, MPI_BYTE,
+                     c->win));
+      break;
+    }
     default:
       memset(c->lone + (size_t)t * 48, 0, 48);
       if (c->sync == T_REQUEST)
@@ -173,14 +194,14 @@ static unsigned char src_byte(int t, size_t i) {
 
 static void check_gets(void* v, int t) {
   struct ctx* c = v;
-  if (c->e % 4 == 3) {
+  if (c->e % KINDS == 3) {
     for (int i = 0; i < 48; i++)
       CHECK(c->lone[t * 48 + i] == src_byte(t, (size_t)(8 * t_rank + i)),
             "epoch %d: lone get from target %d byte %d is %d, want %d", c->e, t, i,
             c->lone[t * 48 + i], src_byte(t, (size_t)(8 * t_rank + i)));
     return;
   }
-  if (c->e % 4) return;
+  if (c->e % KINDS) return;
   const unsigned char* got = c->got + (size_t)t * (NGET * GETB + 100);
   for (int k = 0; k < NGET; k++)
     for (int i = 0; i < GETB; i++) {
@@ -223,7 +244,16 @@ static void check_target(void* v) {
     CHECK(ld == 0.5 * c->lone_double, "epoch %d: origin %d's lone double sum %g, want %g", c->e, o,
           ld, 0.5 * c->lone_double);
     if (c->full_epochs == 0) continue;
-    const int e = c->e - c->e % 4; /* the last full epoch */
+    if (c->e >= 4 && (o + 1) % t_size == t_rank) { /* the last epoch of BIGN puts and more */
+      const int eb = c->e - (c->e + 1) % KINDS;
+      const unsigned char* b =
+          (const unsigned char*)c->base + slot_off(o, t_size) + NA * 8 + NPUT * PUTB;
+      for (int i = 0; i < BIG; i++)
+        CHECK(b[i] == t_pattern(o, t_rank, (size_t)i, eb),
+              "epoch %d: origin %d's large put region byte %d is %d, want %d", c->e, o, i, b[i],
+              t_pattern(o, t_rank, (size_t)i, eb));
+    }
+    const int e = c->e - c->e % KINDS; /* the last full epoch */
     const char* slot = c->base + slot_off(o, t_size);
     for (int j = 0; j < NA; j++) {
       int64_t x;
@@ -251,7 +281,8 @@ int main(int argc, char** argv) {
   c.puts = malloc((size_t)t_size * NPUT * PUTB);
   c.got = malloc((size_t)t_size * (NGET * GETB + 100));
   c.lone = malloc((size_t)t_size * 48);
-  CHECK(c.src && c.result && c.fetched && c.puts && c.got && c.lone, "out of memory");
+  c.big = malloc((size_t)t_size * BIG);
+  CHECK(c.src && c.result && c.fetched && c.puts && c.got && c.lone && c.big, "out of memory");
   MPI_OK(MPI_Type_vector(16, 1, 2, MPI_INT64_T, &c.every_other));
   MPI_OK(MPI_Type_commit(&c.every_other));
   /* Request mode: every read of a target is request-based (NGET gets, one more, two atomics). */
@@ -266,9 +297,9 @@ int main(int argc, char** argv) {
     c.base = win.base;
     c.full_epochs = c.lone_int = c.lone_double = 0;
     for (c.e = 0; c.e < EPOCHS; c.e++) {
-      c.full_epochs += c.e % 4 == 0;
-      c.lone_int += c.e % 4 == 1;
-      c.lone_double += c.e % 4 == 2;
+      c.full_epochs += c.e % KINDS == 0;
+      c.lone_int += c.e % KINDS == 1;
+      c.lone_double += c.e % KINDS == 2;
       reqs.n = 0;
       t_sync_epoch(c.win, (enum t_sync)s, &test, &reqs);
       /* Targets check after the epoch; passive epochs of the next one must not start before. */
@@ -283,6 +314,7 @@ int main(int argc, char** argv) {
   free(c.puts);
   free(c.got);
   free(c.lone);
+  free(c.big);
   free(reqs.req);
   return t_finish("am_records");
 }
