@@ -430,6 +430,29 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
 
 namespace {
 
+// Writes a batch record's header in place at p and zeroes the padding after its `bytes` of data
+// (the padding goes on the wire too: no stale heap bytes for memory checkers); returns where its
+// data goes. In place, since built on the stack and copied, the header's stores stalled the
+// copy's wide load. p is 8-byte aligned: records are whole multiples of 8 bytes, behind the
+// request header or at the start of a target element's records.
+char* place_record(char* p, Kind kind, dt::Op op, const dt::TypeInfo& t, bool dynamic,
+                   uint64_t where, uint32_t bytes, bool separate) {
+  static_assert(sizeof(am::Request) % alignof(am::BatchedOp) == 0);
+  auto* rec = new (p) am::BatchedOp{};
+  rec->kind = kind;
+  rec->op = static_cast<uint8_t>(op);
+  rec->repr = static_cast<uint8_t>(t.repr);
+  rec->dynamic = dynamic ? 1 : 0;
+  rec->elem_size = t.elem_size;
+  rec->where = where + static_cast<uint64_t>(t.true_lb);
+  rec->bytes = bytes;
+  rec->separate = separate ? 1 : 0;
+  char* data = p + sizeof *rec;
+  const uint64_t size = am::batched_record_bytes(kind, bytes, separate);
+  if (size > sizeof *rec) std::memset(data + bytes, 0, size - sizeof *rec - bytes);
+  return data;
+}
+
 // Whether op may ride in another request's batch by reference: a put of dense data too large
 // to copy into the request (packet.h, BatchedOp::separate).
 bool by_reference(const OpElem* op) {
@@ -504,29 +527,17 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     const uint32_t n = static_cast<uint32_t>(b->bytes);
     b->by_reference = by_reference(b);
     msg.resize(at + am::batched_record_bytes(b->kind, n, b->by_reference));
-    am::BatchedOp rec{};
-    rec.kind = b->kind;
-    rec.op = static_cast<uint8_t>(b->op);
-    rec.repr = static_cast<uint8_t>(b->ttype->repr);
-    rec.dynamic = (b->flags & am::kDynamic) ? 1 : 0;
-    rec.elem_size = b->ttype->elem_size;
-    rec.where = b->where + static_cast<uint64_t>(b->ttype->true_lb);
-    rec.bytes = n;
-    rec.separate = b->by_reference ? 1 : 0;
-    char* p = msg.data() + at;
-    std::memcpy(p, &rec, sizeof rec);
+    char* data = place_record(msg.data() + at, b->kind, b->op, *b->ttype, b->flags & am::kDynamic,
+                              b->where, n, b->by_reference);
     if (b->kind == Kind::kGet) {
       batched_gets.push_back(b);
       reply_bytes += n;
     } else if (b->by_reference) {
       batched_puts.push_back(b);
+    } else if (b->otype->dense) {
+      std::memcpy(data, static_cast<const char*>(b->origin) + b->otype->true_lb, n);
     } else {
-      if (b->otype->dense)
-        std::memcpy(p + sizeof rec, static_cast<const char*>(b->origin) + b->otype->true_lb, n);
-      else
-        dt::pack(p + sizeof rec, b->origin, b->ocount, *b->otype);
-      // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
-      std::memset(p + sizeof rec + n, 0, am::batched_record_bytes(b->kind, n) - sizeof rec - n);
+      dt::pack(data, b->origin, b->ocount, *b->otype);
     }
   }
   *reply = static_cast<uint32_t>(reply_bytes);
@@ -606,11 +617,7 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       continue;
     }
     const uint16_t lock = am_lock_needed(te->rank);
-    am::Buffer msg = endpoint().buffer();
-    // Records are appended one by one: growing a Buffer copies it a byte at a time
-    // (NoInitAllocator's construct), so room for a full slot comes first.
-    msg.reserve(endpoint().slot_bytes());
-    msg.resize(sizeof(am::Request));
+    am::Buffer msg = request_buffer();
     uint32_t batch_reply = static_cast<uint32_t>(te->record_reply);
     const uint32_t taken = take_records(te, msg);
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
@@ -635,6 +642,16 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
     o = o->next;
   }
   --te->busy;
+}
+
+// A buffer to build a request in: room for its header, the rest of a slot reserved, since
+// records are appended one by one and growing a Buffer copies it a byte at a time
+// (NoInitAllocator's construct).
+am::Buffer Window::request_buffer() const {
+  am::Buffer msg = endpoint().buffer();
+  msg.reserve(endpoint().slot_bytes());
+  msg.resize(sizeof(am::Request));
+  return msg;
 }
 
 // Moves te's records into the batch of the request being built in `msg`; returns how many. Their
@@ -718,9 +735,7 @@ void Window::am_issue_records(AmGuard& g, TargetElem* te) {
   s->flags = te->record_gate;
   s->epoch = te->record_epoch;
   const uint16_t lock = am_lock_needed(te->rank);
-  am::Buffer msg = endpoint().buffer();
-  msg.reserve(endpoint().slot_bytes());
-  msg.resize(sizeof(am::Request));
+  am::Buffer msg = request_buffer();
   const uint32_t reply = static_cast<uint32_t>(te->record_reply);
   const uint32_t taken = take_records(te, msg);
   hand_record_gets(te, s);
@@ -1004,25 +1019,14 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
   if (te->records.capacity() < cap) te->records.reserve(cap);
   const std::size_t at = te->records.size();
   te->records.resize(at + size);
-  // Written in place (records are whole multiples of 8 bytes, so each is aligned): built on the
-  // stack and copied, its fields' stores stalled the copy's wide load.
-  char* p = te->records.data() + at;
-  auto* rec = new (p) am::BatchedOp{};
-  rec->kind = kind;
-  rec->op = static_cast<uint8_t>(op.op);
-  rec->repr = static_cast<uint8_t>(op.ttype->repr);
-  rec->dynamic = t.dynamic ? 1 : 0;
-  rec->elem_size = op.ttype->elem_size;
-  rec->where = op.where + static_cast<uint64_t>(op.ttype->true_lb);
-  rec->bytes = bytes;
+  char* data = place_record(te->records.data() + at, kind, op.op, *op.ttype, t.dynamic, op.where,
+                            bytes, false);
   if (kind == Kind::kGet) {
     te->record_gets.push_back(
         {static_cast<char*>(const_cast<void*>(op.origin)) + op.otype->true_lb, bytes});
     te->record_reply += bytes;
   } else {
-    cpu::copy(p + sizeof *rec, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
-    // The record's padding goes on the wire too: no stale heap bytes (memory checkers).
-    std::memset(p + sizeof *rec + bytes, 0, size - sizeof *rec - bytes);
+    cpu::copy(data, static_cast<const char*>(op.origin) + op.otype->true_lb, bytes);
   }
   te->record_gate = gate;
   te->record_epoch = epoch;
