@@ -375,8 +375,9 @@ void plain_apply(Op op, void* target, const void* origin, void* old) {
 // ThreadSanitizer, whose runtime is not ready when ifunc resolvers run. Open MPI picks its
 // reduction kernels the same way; AVX-512 made int64 sums of 512 B-32 KiB 10-30% faster here.
 // GCC 12's -O2 cost model vectorizes no loop that needs a remainder or a runtime alias check,
-// i.e. none of these. The cost model is set on the function: as a per-file option, link-time
-// optimization dropped it (tools/check-vectorized.sh now fails the build's tests if it is lost).
+// i.e. none of these. The cost model is set on the function: a per-file option stopped reaching
+// the linked library once the engine used a precompiled header (link-time optimization took the
+// header's options), silently; tools/check-vectorized.sh, a test, now catches that.
 #if defined(__SANITIZE_THREAD__)
 #define OSPREY_VECTOR_CLONES
 #else
