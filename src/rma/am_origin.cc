@@ -659,10 +659,16 @@ am::Buffer Window::request_buffer() const {
 uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
   const uint32_t n = te->record_ops;
   if (!n) return 0;
-  // resize and copy: insert would construct byte by byte (NoInitAllocator's construct).
-  const std::size_t at = msg.size();
-  msg.resize(at + te->records.size());
-  std::memcpy(msg.data() + at, te->records.data(), te->records.size());
+  if (msg.size() == sizeof(am::Request)) {
+    // Nothing built yet: the records, behind their header room, become the request, and te
+    // keeps msg's storage for the next ones (at 1 KiB a copy of each record's data fewer).
+    msg.swap(te->records);
+  } else {
+    // resize and copy: insert would construct byte by byte (NoInitAllocator's construct).
+    const std::size_t at = msg.size();
+    msg.resize(at + te->record_bytes());
+    std::memcpy(msg.data() + at, te->record_data(), te->record_bytes());
+  }
   te->records.clear();
   te->record_ops = 0;
   return n;
@@ -683,7 +689,7 @@ void Window::hand_record_gets(TargetElem* te, OpElem* carrier) {
 // target runs it without the batch's walk.
 void Window::am_promote_record(TargetElem* te) {
   am::BatchedOp rec;
-  std::memcpy(&rec, te->records.data(), sizeof rec);
+  std::memcpy(&rec, te->record_data(), sizeof rec);
   const dt::TypeInfo* t = rec.kind != Kind::kAcc
                               ? dt::predefined(MPI_BYTE)
                               : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
@@ -703,7 +709,7 @@ void Window::am_promote_record(TargetElem* te) {
     te->record_gets.clear();
     te->record_reply = 0;
   } else {
-    const char* data = te->records.data() + sizeof rec;
+    const char* data = te->record_data() + sizeof rec;
     o->own_data.assign(data, data + rec.bytes);
     o->origin = o->own_data.data();
   }
@@ -719,7 +725,7 @@ bool Window::records_ride_with(const TargetElem* te, const OpElem* o) const {
   constexpr uint16_t kGates = am::kFenceEpoch | am::kPscwEpoch;
   if ((o->flags & kGates) != te->record_gate || o->epoch != te->record_epoch) return false;
   const bool bare = (o->kind == Kind::kSync || o->kind == Kind::kComplete) && !o->ttype;
-  return bare || te->records.size() <= batch_room();
+  return bare || te->record_bytes() <= batch_room();
 }
 
 // Sends te's records in a request of their own, ahead of the pending elements, at the head of
@@ -1008,7 +1014,7 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
       return false;
     }
     if (te->record_ops &&
-        (gate != te->record_gate || epoch != te->record_epoch || te->records.size() + size > cap ||
+        (gate != te->record_gate || epoch != te->record_epoch || te->record_bytes() + size > cap ||
          te->record_reply + bytes > am::kBatchReplyMax)) {
       am_issue(g, te, 0);
       continue;
@@ -1016,7 +1022,9 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
     break;
   }
   --te->busy;
-  if (te->records.capacity() < cap) te->records.reserve(cap);
+  if (te->records.capacity() < sizeof(am::Request) + cap)
+    te->records.reserve(sizeof(am::Request) + cap);
+  if (te->records.empty()) te->records.resize(sizeof(am::Request));  // take_records
   const std::size_t at = te->records.size();
   te->records.resize(at + size);
   char* data = place_record(te->records.data() + at, kind, op.op, *op.ttype, t.dynamic, op.where,

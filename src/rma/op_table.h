@@ -106,8 +106,14 @@ struct TargetElem {
   // Small puts, gets and accumulates posted while no operation element waited here: batch records
   // (packet.h, BatchedOp) with their data, ahead of every pending element, for the next
   // request's batch (Window::am_record). They need no element of their own, which was most of
-  // what each operation of a message rate cost.
+  // what each operation of a message rate cost. They are written behind room for a request
+  // header, so that the request that carries them is this buffer itself (take_records): a
+  // record's data is copied once at the origin, not twice.
   am::Buffer records;
+  std::size_t record_bytes() const {
+    return records.empty() ? 0 : records.size() - sizeof(am::Request);
+  }
+  const char* record_data() const { return records.data() + sizeof(am::Request); }
   uint32_t record_ops = 0;
   uint16_t record_gate = 0;  // the request flags of their epoch (fence, PSCW) and its number
   uint32_t record_epoch = 0;
