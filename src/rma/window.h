@@ -327,6 +327,7 @@ class Window {
   // ones before it ride in its batch, whose records go into `msg` (none: it is `first`).
   OpElem* am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_t* reply);
   std::size_t batch_room() const;
+  static std::size_t record_reply_cap();
   void am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags);
   bool am_test(OpElem* op);
   void am_take_reply(OpElem* op, const am::Reply& rep);

@@ -5,10 +5,11 @@
  *    cannot be a record, then small replacing accumulates that must now queue behind it, an
  *    accumulate of a strided type, a get_accumulate reading the result): every origin's
  *    elements end at the one value program order gives, and the get_accumulate sees it;
- *  - data: 70 puts of 80 bytes in a row, every other one followed by a get of 64 bytes, fill
- *    more than one request's records and pass the count at which queued operations are sent
- *    early; every byte lands, and every get's data lands where it belongs (records' gets come
- *    first in a reply, then those of operations queued behind them, of which there is one);
+ *  - data: 70 puts of 80 bytes in a row, every other one followed by a get of 512 bytes, fill
+ *    more than one request's records, pass the count at which queued operations are sent early
+ *    and return more than one request's records may (Window::record_reply_cap); every byte
+ *    lands, and every get's data lands where it belongs (records' gets come first in a reply,
+ *    then those of operations queued behind them, of which there is one);
  *  - atomicity: every origin's record accumulates to a counter shared at each target race the
  *    other origins' records and fetch_and_ops on it, and no update is lost;
  *  - records past what may ride with an operation: four puts of 1 KiB, then one of 2 KiB queued
@@ -26,7 +27,7 @@ enum {
   NPUT = 70,       /* puts in a row */
   PUTB = 80,       /* bytes per put */
   NGET = NPUT / 2, /* gets of GETB bytes among the puts */
-  GETB = 64,
+  GETB = 512,
   SRCB = NGET * GETB + 256, /* what origins read at each target, never written */
   BIGN = 4,    /* puts of BIGB bytes: records beyond what may ride with an operation, */
   BIGB = 1024, /* then a put of 2 * BIGB queued behind them */
