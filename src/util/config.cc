@@ -49,8 +49,10 @@ constexpr ConfigVar kVars[] = {
     {"OSPREY_EAGER_LIMIT", &Config::eager_limit, 0,
      "bytes that travel inside a request; larger payloads go as separate messages into place"},
     {"OSPREY_REMOTE_PIECE", &Config::remote_piece, 0,
-     "toward ranks on other nodes, payloads and get data of up to 6 such pieces (bytes) travel "
-     "as messages of at most one piece each, which the host sends eagerly (`0`: one message)"},
+     "the host's eager message size, less room for headers (bytes): toward ranks on other "
+     "nodes, payloads and get data of up to 6 such pieces travel as messages of at most one "
+     "piece each, and the small gets one request carries return at most this much (`0`: one "
+     "message, no cap)"},
     {"OSPREY_RECV_SLOTS", &Config::recv_slots, 2,
      "request receive space per communicator, in messages (the credits); fixed, whatever the "
      "number of ranks"},
