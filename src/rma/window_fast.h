@@ -18,7 +18,8 @@
 namespace osprey::rma {
 
 // The copy of a fast-path put or get: the common small sizes inline (a call to memcpy cost as
-// much as the rest of the put).
+// much as the rest of the put). 4, 8 and 16 bytes first, in a switch of their own: with 1, 2 and
+// 32 among its cases it became a jump table, and 4-16 byte rates fell by 3-10%.
 inline __attribute__((always_inline)) void fast_copy(char* dst, const char* src, std::size_t n) {
   switch (n) {
     case 8:
@@ -31,7 +32,18 @@ inline __attribute__((always_inline)) void fast_copy(char* dst, const char* src,
       std::memcpy(dst, src, 16);
       return;
     default:
-      cpu::copy(dst, src, n);
+      break;
+  }
+  // Then the rest of the sizes a call to memcpy made 0.85-0.9 as fast (an inline 64-byte copy
+  // is a rep movs here, slower than the call).
+  if (n == 1) [[unlikely]] {
+    *dst = *src;
+  } else if (n == 2) [[unlikely]] {
+    std::memcpy(dst, src, 2);
+  } else if (n == 32) [[unlikely]] {
+    std::memcpy(dst, src, 32);
+  } else {
+    cpu::copy(dst, src, n);
   }
 }
 
