@@ -433,8 +433,8 @@ namespace {
 // Writes a batch record's header in place at p and zeroes the padding after its `bytes` of data
 // (the padding goes on the wire too: no stale heap bytes for memory checkers); returns where its
 // data goes. In place, since built on the stack and copied, the header's stores stalled the
-// copy's wide load. p is 8-byte aligned: records are whole multiples of 8 bytes, behind the
-// request header or at the start of a target element's records.
+// copy's wide load. p is 8-byte aligned: records are whole multiples of 8 bytes, behind a
+// request header or its room (a target element's records).
 char* place_record(char* p, Kind kind, dt::Op op, const dt::TypeInfo& t, bool dynamic,
                    uint64_t where, uint32_t bytes, bool separate) {
   static_assert(sizeof(am::Request) % alignof(am::BatchedOp) == 0);
@@ -663,6 +663,9 @@ uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
     // Nothing built yet: the records, behind their header room, become the request, and te
     // keeps msg's storage for the next ones (at 1 KiB a copy of each record's data fewer).
     msg.swap(te->records);
+    // Unless that storage is large (the endpoint's spare buffers include replies of megabytes):
+    // target elements are many and live long.
+    if (te->records.capacity() > 2 * endpoint().slot_bytes()) am::Buffer().swap(te->records);
   } else {
     // resize and copy: insert would construct byte by byte (NoInitAllocator's construct).
     const std::size_t at = msg.size();
@@ -995,11 +998,12 @@ bool Window::am_recordable(am::Kind kind, const RmaOp& op, uint64_t bytes) const
 }
 
 // How many bytes the gets among one request's records may return. The reply is one message, and
-// past the host's eager size (OSPREY_REMOTE_PIECE, 7,936 bytes by default) the host sends it by
-// rendezvous, a handshake more before the flush can return: 64 gets of 160 bytes ran at
-// 5.0 Mops/s where 64 of 128 ran at 8.0. Capped there, records go in requests of up to that
-// much reply, the first ones while the program still posts: gets of 256 bytes 1.5x, 512 1.2x,
-// 1 KiB level (4 alternations, 2 ranks, OSPREY_TRANSPORT=am).
+// past the host's eager size (about 8 KiB here; OSPREY_REMOTE_PIECE, 7,936 bytes by default, is
+// that size less room for headers) the host sends it by rendezvous, a handshake more before the
+// flush can return: 64 gets of 160 bytes (10 KiB) ran at 5.0 Mops/s where 64 of 128 (8 KiB)
+// ran at 8.0. Capped there, records go in requests of up to that much reply, the first ones
+// while the program still posts: get rates of 256 bytes 1.5-1.7x, 512 1.5x, 1 KiB 1.26x, 128
+// level (bench/compare.py --am, 4 pairs).
 std::size_t Window::record_reply_cap() {
   const std::size_t piece = config().remote_piece;
   return piece ? std::min<std::size_t>(piece, am::kBatchReplyMax) : am::kBatchReplyMax;
@@ -1026,7 +1030,7 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
     }
     if (te->record_ops &&
         (gate != te->record_gate || epoch != te->record_epoch || te->record_bytes() + size > cap ||
-         te->record_reply + bytes > record_reply_cap())) {
+         (kind == Kind::kGet && te->record_reply + bytes > record_reply_cap()))) {
       am_issue(g, te, 0);
       continue;
     }

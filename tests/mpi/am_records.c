@@ -5,11 +5,12 @@
  *    cannot be a record, then small replacing accumulates that must now queue behind it, an
  *    accumulate of a strided type, a get_accumulate reading the result): every origin's
  *    elements end at the one value program order gives, and the get_accumulate sees it;
- *  - data: 70 puts of 80 bytes in a row, every other one followed by a get of 512 bytes, fill
- *    more than one request's records, pass the count at which queued operations are sent early
- *    and return more than one request's records may (Window::record_reply_cap); every byte
- *    lands, and every get's data lands where it belongs (records' gets come first in a reply,
- *    then those of operations queued behind them, of which there is one);
+ *  - data: 70 puts of 80 bytes in a row, every other one followed by a get of 64 bytes, fill
+ *    more than one request's records and pass the count at which queued operations are sent
+ *    early, then 20 gets of 512 bytes return more than one request's records may
+ *    (Window::record_reply_cap); every byte lands, and every get's data lands where it belongs
+ *    (records' gets come first in a reply, then those of operations queued behind them, of
+ *    which there is one);
  *  - atomicity: every origin's record accumulates to a counter shared at each target race the
  *    other origins' records and fetch_and_ops on it, and no update is lost;
  *  - records past what may ride with an operation: four puts of 1 KiB, then one of 2 KiB queued
@@ -27,8 +28,11 @@ enum {
   NPUT = 70,       /* puts in a row */
   PUTB = 80,       /* bytes per put */
   NGET = NPUT / 2, /* gets of GETB bytes among the puts */
-  GETB = 512,
-  SRCB = NGET * GETB + 256, /* what origins read at each target, never written */
+  GETB = 64,
+  BURST = 20, /* then gets of BURSTB bytes */
+  BURSTB = 512,
+  SRCB = NGET * GETB + 256 + BURST * BURSTB, /* what origins read at each target, never written */
+  GOTB = NGET * GETB + 100 + BURST * BURSTB, /* what an origin reads from each target */
   BIGN = 4,    /* puts of BIGB bytes: records beyond what may ride with an operation, */
   BIGB = 1024, /* then a put of 2 * BIGB queued behind them */
   BIG = (BIGN + 2) * BIGB,
@@ -57,7 +61,7 @@ struct ctx {
   int64_t* result; /* per target: the get_accumulate's 32 elements */
   int64_t* fetched;
   unsigned char* puts;
-  unsigned char* got;  /* per target: the gets' data, NGET * GETB bytes, then 100 more */
+  unsigned char* got;  /* per target: the gets' data, NGET * GETB bytes, 100 more, the burst */
   unsigned char* lone; /* per target: a lone get's 48 bytes */
   unsigned char* big;  /* per target: BIG bytes put in epochs of kind 4 */
   MPI_Datatype every_other;
@@ -81,8 +85,8 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
   const MPI_Aint puts = slot + NA * 8;
   static const int64_t one = 1, hundred = 100;
   /* Records: puts past the count sent early and more than one request's worth. */
-  unsigned char* got = c->got + (size_t)t * (NGET * GETB + 100);
-  memset(got, 0, NGET * GETB + 100);
+  unsigned char* got = c->got + (size_t)t * GOTB;
+  memset(got, 0, GOTB);
   for (int k = 0; k < NPUT; k++) {
     unsigned char* p = c->puts + ((size_t)t * NPUT + (size_t)k) * PUTB;
     t_fill(p, PUTB, me, t, e * NPUT + k);
@@ -95,6 +99,17 @@ static void issue_full(struct ctx* c, int t, struct t_requests* reqs) {
       MPI_OK(MPI_Rget(to, GETB, MPI_BYTE, t, from, GETB, MPI_BYTE, c->win, &reqs->req[reqs->n++]));
     else
       MPI_OK(MPI_Get(to, GETB, MPI_BYTE, t, from, GETB, MPI_BYTE, c->win));
+  }
+  /* Records: gets returning more than the gets of one request's records may. */
+  for (int k = 0; k < BURST; k++) {
+    unsigned char* to = got + NGET * GETB + 100 + (size_t)k * BURSTB;
+    const MPI_Aint from =
+        src_off(t_size) + NGET * GETB + 256 + (MPI_Aint)((k + me) % BURST) * BURSTB;
+    if (c->sync == T_REQUEST)
+      MPI_OK(
+          MPI_Rget(to, BURSTB, MPI_BYTE, t, from, BURSTB, MPI_BYTE, c->win, &reqs->req[reqs->n++]));
+    else
+      MPI_OK(MPI_Get(to, BURSTB, MPI_BYTE, t, from, BURSTB, MPI_BYTE, c->win));
   }
   /* Records: replace the whole array, 16 elements at a time, the first 16 one by one. */
   int64_t* s = c->src + (size_t)t * 2 * NA;
@@ -203,13 +218,21 @@ static void check_gets(void* v, int t) {
     return;
   }
   if (c->e % KINDS) return;
-  const unsigned char* got = c->got + (size_t)t * (NGET * GETB + 100);
+  const unsigned char* got = c->got + (size_t)t * GOTB;
   for (int k = 0; k < NGET; k++)
     for (int i = 0; i < GETB; i++) {
       const size_t at = (size_t)((k + t_rank) % NGET) * GETB + (size_t)i;
       CHECK(got[k * GETB + i] == src_byte(t, at),
             "%s, epoch %d: get %d from target %d byte %d is %d, want %d", t_sync_names[c->sync],
             c->e, k, t, i, got[k * GETB + i], src_byte(t, at));
+    }
+  for (int k = 0; k < BURST; k++)
+    for (int i = 0; i < BURSTB; i++) {
+      const size_t at = NGET * GETB + 256 + (size_t)((k + t_rank) % BURST) * BURSTB + (size_t)i;
+      const unsigned char b = got[NGET * GETB + 100 + (size_t)k * BURSTB + (size_t)i];
+      CHECK(b == src_byte(t, at),
+            "%s, epoch %d: burst get %d from target %d byte %d is %d, want %d",
+            t_sync_names[c->sync], c->e, k, t, i, b, src_byte(t, at));
     }
   for (int i = 0; i < 100; i++)
     CHECK(got[NGET * GETB + i] == src_byte(t, (size_t)(NGET * GETB + i)),
@@ -280,14 +303,15 @@ int main(int argc, char** argv) {
   c.result = malloc(sizeof(int64_t) * 32 * (size_t)t_size);
   c.fetched = malloc(sizeof(int64_t) * (size_t)t_size);
   c.puts = malloc((size_t)t_size * NPUT * PUTB);
-  c.got = malloc((size_t)t_size * (NGET * GETB + 100));
+  c.got = malloc((size_t)t_size * GOTB);
   c.lone = malloc((size_t)t_size * 48);
   c.big = malloc((size_t)t_size * BIG);
   CHECK(c.src && c.result && c.fetched && c.puts && c.got && c.lone && c.big, "out of memory");
   MPI_OK(MPI_Type_vector(16, 1, 2, MPI_INT64_T, &c.every_other));
   MPI_OK(MPI_Type_commit(&c.every_other));
-  /* Request mode: every read of a target is request-based (NGET gets, one more, two atomics). */
-  struct t_requests reqs = {malloc(sizeof(MPI_Request) * (NGET + 3) * (size_t)t_size), 0};
+  /* Request mode: every read of a target is request-based (NGET gets, the burst, one more, two
+   * atomics). */
+  struct t_requests reqs = {malloc(sizeof(MPI_Request) * (NGET + BURST + 3) * (size_t)t_size), 0};
   CHECK(reqs.req, "out of memory");
   struct t_sync_test test = {issue, check_gets, check_target, &c, 0};
   for (int s = 0; s < T_NSYNC; s++) {
