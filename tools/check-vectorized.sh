@@ -7,7 +7,7 @@
 set -eu
 lib=$1
 objdump -d -C --no-show-raw-insn "$lib" | awk '
-  /plain_array<(long double|__float128)>/ { name = ""; next }  # x87 and soft floats: scalar
+  /plain_array<(long double|__float128)>.*>:$/ { name = ""; next }  # x87, soft floats: scalar
   /plain_array<.*\.cold\]?>:$/ { name = ""; next }
   /plain_array<.*\[clone \.(avx2|arch_x86_64_v4)[].]/ && />:$/ { name = $0; seen[name] = 0; next }
   /^$/ { name = "" }
