@@ -617,9 +617,9 @@ void Window::am_issue(AmGuard& g, TargetElem* te, uint16_t sync_flags) {
       continue;
     }
     const uint16_t lock = am_lock_needed(te->rank);
-    am::Buffer msg = request_buffer();
     uint32_t batch_reply = static_cast<uint32_t>(te->record_reply);
-    const uint32_t taken = take_records(te, msg);
+    uint32_t taken;
+    am::Buffer msg = take_request(te, &taken);
     OpElem* carrier = am_batch(te, o, msg, &batch_reply);
     hand_record_gets(te, carrier);
     const bool last = carrier == te->tail;
@@ -654,27 +654,21 @@ am::Buffer Window::request_buffer() const {
   return msg;
 }
 
-// Moves te's records into the batch of the request being built in `msg`; returns how many. Their
-// gets stay until the carrier is known (hand_record_gets).
-uint32_t Window::take_records(TargetElem* te, am::Buffer& msg) {
-  const uint32_t n = te->record_ops;
-  if (!n) return 0;
-  if (msg.size() == sizeof(am::Request)) {
-    // Nothing built yet: the records, behind their header room, become the request, and te
-    // keeps msg's storage for the next ones (at 1 KiB a copy of each record's data fewer).
-    msg.swap(te->records);
-    // Unless that storage is large (the endpoint's spare buffers include replies of megabytes):
-    // target elements are many and live long.
-    if (te->records.capacity() > 2 * endpoint().slot_bytes()) am::Buffer().swap(te->records);
-  } else {
-    // resize and copy: insert would construct byte by byte (NoInitAllocator's construct).
-    const std::size_t at = msg.size();
-    msg.resize(at + te->record_bytes());
-    std::memcpy(msg.data() + at, te->record_data(), te->record_bytes());
-  }
+// The buffer to build te's next request in: its records, if it has any (written behind room for
+// the header, they are the request's batch as they stand: at 1 KiB a copy of each record's data
+// fewer), else an empty request; *taken is how many records. Their gets stay until the carrier
+// is known (hand_record_gets).
+am::Buffer Window::take_request(TargetElem* te, uint32_t* taken) {
+  am::Buffer msg = request_buffer();
+  *taken = te->record_ops;
+  if (!*taken) return msg;
+  msg.swap(te->records);  // te keeps the fresh buffer for its next records
+  // Unless that buffer is large (the endpoint's spare buffers include replies of megabytes):
+  // target elements are many and live long.
+  if (te->records.capacity() > 2 * endpoint().slot_bytes()) am::Buffer().swap(te->records);
   te->records.clear();
   te->record_ops = 0;
-  return n;
+  return msg;
 }
 
 // The records' gets go with the request that carries them: their data comes in its reply.
@@ -744,9 +738,9 @@ void Window::am_issue_records(AmGuard& g, TargetElem* te) {
   s->flags = te->record_gate;
   s->epoch = te->record_epoch;
   const uint16_t lock = am_lock_needed(te->rank);
-  am::Buffer msg = request_buffer();
   const uint32_t reply = static_cast<uint32_t>(te->record_reply);
-  const uint32_t taken = take_records(te, msg);
+  uint32_t taken;
+  am::Buffer msg = take_request(te, &taken);
   hand_record_gets(te, s);
   am_->table.prepend(te, s);
   am_send(te, s, lock, std::move(msg), reply);
@@ -1039,7 +1033,7 @@ bool Window::am_record(AmGuard& g, const TargetView& t, am::Kind kind, const Rma
   --te->busy;
   if (te->records.capacity() < sizeof(am::Request) + cap)
     te->records.reserve(sizeof(am::Request) + cap);
-  if (te->records.empty()) te->records.resize(sizeof(am::Request));  // take_records
+  if (te->records.empty()) te->records.resize(sizeof(am::Request));  // take_request
   const std::size_t at = te->records.size();
   te->records.resize(at + size);
   char* data = place_record(te->records.data() + at, kind, op.op, *op.ttype, t.dynamic, op.where,

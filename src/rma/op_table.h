@@ -107,7 +107,7 @@ struct TargetElem {
   // (packet.h, BatchedOp) with their data, ahead of every pending element, for the next
   // request's batch (Window::am_record). They need no element of their own, which was most of
   // what each operation of a message rate cost. They are written behind room for a request
-  // header, so that the request that carries them is this buffer itself (take_records): a
+  // header, so that the request that carries them is this buffer itself (take_request): a
   // record's data is copied once at the origin, not twice.
   am::Buffer records;
   std::size_t record_bytes() const {

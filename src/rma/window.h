@@ -311,7 +311,7 @@ class Window {
   bool am_recordable(am::Kind kind, const RmaOp& op, uint64_t bytes) const;
   bool am_record(AmGuard& g, const TargetView& t, am::Kind kind, const RmaOp& op, uint32_t bytes);
   am::Buffer request_buffer() const;
-  uint32_t take_records(TargetElem* te, am::Buffer& msg);
+  am::Buffer take_request(TargetElem* te, uint32_t* taken);
   bool records_ride_with(const TargetElem* te, const OpElem* o) const;
   void am_issue_records(AmGuard& g, TargetElem* te);
   void am_promote_record(TargetElem* te);
