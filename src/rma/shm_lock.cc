@@ -5,22 +5,9 @@
 #include "progress/backoff.h"
 
 namespace osprey::rma::shm_lock {
+using namespace detail;
+
 namespace {
-
-constexpr uint32_t kReaderInc = 0x100;  // reader counts live above the writer bits
-constexpr uint32_t kWriterBits = 0x3;
-constexpr uint32_t kPresent = 0x2;  // a writer holds or waits for the lock
-constexpr uint32_t kPhase = 0x1;    // which writer (parity of its ticket)
-
-uint32_t lo(uint64_t a) {
-  return static_cast<uint32_t>(a);
-}
-uint32_t hi(uint64_t a) {
-  return static_cast<uint32_t>(a >> 32);
-}
-uint64_t to_hi(uint32_t v) {
-  return uint64_t{v} << 32;
-}
 
 // A writer's ticket: the low half counts up, wrapping without a carry into the readers' half.
 uint32_t take_ticket(shm::LockWords& l) {
@@ -35,21 +22,6 @@ uint32_t take_ticket(shm::LockWords& l) {
 // arrivals before it (no writer bits: the last writer cleared them before serving this one).
 uint32_t announce_writer(shm::LockWords& l, uint32_t ticket) {
   return hi(l.arrivals.fetch_add(to_hi(kPresent | (ticket & kPhase)), std::memory_order_acquire));
-}
-
-// A lock nobody holds or waits for is taken exclusively in one step: the next ticket, already
-// served, and the writer bits, with every reader that arrived gone. wout and rout cannot move
-// between the check and the swap: wout only moves when the holder of the last ticket leaves, and
-// rout not past the arrivals the swap finds unchanged.
-bool try_free(shm::LockWords& l) {
-  uint64_t a = l.arrivals.load(std::memory_order_relaxed);
-  const uint32_t t = lo(a), r = hi(a);
-  if ((r & kWriterBits) || l.wout.load(std::memory_order_acquire) != t ||
-      l.rout.load(std::memory_order_acquire) != r)
-    return false;
-  const uint64_t held = to_hi(r | kPresent | (t & kPhase)) | (t + 1u);
-  return l.arrivals.compare_exchange_strong(a, held, std::memory_order_acquire,
-                                            std::memory_order_relaxed);
 }
 
 // Every release rings the lock's doorbell, so a waiter of an oversubscribed node sleeps until
@@ -69,22 +41,15 @@ void spin_until(shm::LockWords& l, Done&& done, progress::Idle idle) {
 
 }  // namespace
 
-void lock_shared(shm::LockWords& l, progress::Idle idle) {
-  const uint32_t w =
-      hi(l.arrivals.fetch_add(to_hi(kReaderInc), std::memory_order_acquire)) & kWriterBits;
-  if (w == 0) return;
+namespace detail {
+
+void lock_shared_wait(shm::LockWords& l, uint32_t writer, progress::Idle idle) {
   // Wait for the writer of this phase to leave (or the next writer's phase to begin).
   spin_until(
-      l, [&] { return (l.rin() & kWriterBits) != w; }, idle);
+      l, [&] { return (l.rin() & kWriterBits) != writer; }, idle);
 }
 
-void unlock_shared(shm::LockWords& l) {
-  l.rout.fetch_add(kReaderInc, std::memory_order_release);
-  progress::notify_after_rmw(l.bell);
-}
-
-void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
-  if (try_free(l)) return;
+void lock_exclusive_wait(shm::LockWords& l, progress::Idle idle) {
   const uint32_t ticket = take_ticket(l);
   spin_until(
       l, [&] { return l.wout.load(std::memory_order_acquire) == ticket; }, idle);
@@ -93,17 +58,12 @@ void lock_exclusive(shm::LockWords& l, progress::Idle idle) {
       l, [&] { return l.rout.load(std::memory_order_acquire) == readers; }, idle);
 }
 
+}  // namespace detail
+
 bool in_use(const shm::LockWords& l) {
   const uint64_t a = l.arrivals.load(std::memory_order_acquire);
   return lo(a) != l.wout.load(std::memory_order_acquire) ||
          (hi(a) & ~kWriterBits) != l.rout.load(std::memory_order_acquire);
-}
-
-void unlock_exclusive(shm::LockWords& l) {
-  l.arrivals.fetch_and(~to_hi(kWriterBits), std::memory_order_release);
-  // Only the holder writes wout, so the next writer's ticket can be served by a plain store.
-  l.wout.store(l.wout.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  progress::notify(l.bell);
 }
 
 bool advance(AsyncLock& a, shm::LockWords& l) {
