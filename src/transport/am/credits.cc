@@ -17,6 +17,7 @@ void decay(uint32_t& v) {
 
 void Credits::init(uint32_t slots, uint32_t per_peer, uint32_t banked, int nranks, int me) {
   me_ = me;
+  index_.assign(static_cast<std::size_t>(nranks > 0 ? nranks : 0), nullptr);
   const uint32_t peers = nranks > 1 ? static_cast<uint32_t>(nranks - 1) : 1;
   // Loans may not exceed the receive space: with many ranks each gets less (at least one).
   const uint32_t room = slots > banked ? slots - banked : 0;
@@ -27,18 +28,13 @@ void Credits::init(uint32_t slots, uint32_t per_peer, uint32_t banked, int nrank
 }
 
 Peer& Credits::peer(int rank) {
-  if (rank == last_rank_) return *last_;
-  auto it = peers_.find(rank);
-  Peer* p;
-  if (it != peers_.end()) {
-    p = &it->second;
-  } else {
-    p = &peers_[rank];  // unordered_map nodes never move: the cached pointer stays valid
+  Peer*& p = index_[static_cast<std::size_t>(rank)];
+  if (!p) [[unlikely]] {
+    p = &peers_.emplace_back();
     p->send_credits = initial_;
     p->loan = initial_;
+    ranks_.push_back(rank);
   }
-  last_rank_ = rank;
-  last_ = p;
   return *p;
 }
 
@@ -101,7 +97,9 @@ uint32_t Credits::grant(int rank, uint32_t n) {
 int Credits::pick_revoke_victim(int requester) {
   int best = -1;
   uint32_t best_loan = kMinCredits;
-  for (auto& [rank, p] : peers_) {
+  for (std::size_t i = 0; i < peers_.size(); ++i) {
+    const int rank = ranks_[i];
+    const Peer& p = peers_[i];
     if (rank == requester || rank == me_ || p.revoke_inflight || p.revoke_zero) continue;
     if (p.loan_requested > 0) continue;  // it wanted credits recently: leave it alone
     if (p.loan > best_loan) {
@@ -137,7 +135,7 @@ void Credits::bank_returned(int rank, uint32_t n) {
 void Credits::count_request(uint32_t epoch_len) {
   if (++received_in_epoch_ < epoch_len) return;
   received_in_epoch_ = 0;
-  for (auto& [rank, p] : peers_) {
+  for (Peer& p : peers_) {
     decay(p.send_max);
     decay(p.send_stalls);
     decay(p.send_revoked);

@@ -6,7 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <deque>
+#include <vector>
 
 namespace osprey::am {
 
@@ -63,9 +64,11 @@ class Credits {
   uint32_t banked() const { return banked_; }
 
  private:
-  std::unordered_map<int, Peer> peers_;
-  int last_rank_ = -1;  // the peer asked for last (requests come in runs to one target)
-  Peer* last_ = nullptr;
+  // Peers by rank, made at first use. Indexed, not hashed: several lookups per request, and a
+  // hash map's modulo (a division) made them a tenth of the message path's own work per message.
+  std::vector<Peer*> index_;
+  std::deque<Peer> peers_;  // stable addresses
+  std::vector<int> ranks_;  // of peers_, in order
   uint32_t initial_ = 1, banked_ = 0, banked_target_ = 0;
   uint32_t received_in_epoch_ = 0;
   int me_ = 0;
