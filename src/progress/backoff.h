@@ -33,6 +33,16 @@ class Backoff {
   explicit Backoff(Waiting w = Waiting::kPolite);
   // One round of waiting.
   void pause();
+  // One round of a wait whose every round runs the host's progress (a test of a host request):
+  // that test is the spin, so no CPU pause is added to it while spinning (off an oversubscribed
+  // node); past spinning, as pause().
+  void pause_polled() {
+    if (!oversub_ && rounds_ < spin_) {
+      ++rounds_;
+      return;
+    }
+    pause();
+  }
   // Like pause(), but sleeps on a shared futex word while it still holds `seen`.
   void pause_on(std::atomic<uint32_t>* word, uint32_t seen);
   // Like pause(), but on an oversubscribed node, once past spinning, sleeps on `bell` (unless

@@ -13,7 +13,7 @@ int wait_host(MPI_Request* req, Idle idle, MPI_Status* status) {
     if (idle && idle())
       b.reset();
     else
-      b.pause();
+      b.pause_polled();
   }
 }
 
@@ -26,7 +26,7 @@ int wait_host_all(int n, MPI_Request* reqs, Idle idle) {
     if (idle && idle())
       b.reset();
     else
-      b.pause();
+      b.pause_polled();
   }
 }
 

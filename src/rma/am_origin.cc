@@ -63,7 +63,7 @@ void Window::am_pause(AmGuard& g, progress::Backoff& b) {
   if (progress::poll())
     b.reset();
   else
-    b.pause();
+    b.pause_polled();
   g.lock();
 }
 
