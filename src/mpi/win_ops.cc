@@ -32,8 +32,8 @@ int with_request(rma::Window* w, int rank, MPI_Request* request, Run&& run) {
 }
 
 template <class C>
-int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
-        MPI_Request* req) {
+[[gnu::noinline]] int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc,
+                          MPI_Datatype tt, MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
@@ -41,8 +41,8 @@ int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
 }
 
 template <class C>
-int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Win win,
-        MPI_Request* req) {
+[[gnu::noinline]] int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
+                          MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
@@ -50,8 +50,8 @@ int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt
 }
 
 template <class C>
-int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op,
-        MPI_Win win, MPI_Request* req) {
+[[gnu::noinline]] int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc,
+                          MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
@@ -60,8 +60,9 @@ int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datat
 }
 
 template <class C>
-int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype rt, int r,
-            MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
+[[gnu::noinline]] int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc,
+                              MPI_Datatype rt, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op,
+                              MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
   if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
@@ -69,10 +70,26 @@ int get_acc(const void* o, C oc, MPI_Datatype ot, void* res, C rc, MPI_Datatype 
   });
 }
 
+[[gnu::noinline]] int fop(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d, MPI_Op op,
+                          MPI_Win win) {
+  OSPREY_LIVE_WINDOW(w, win);
+  return done(w, w->fetch_and_op(o, res, t, r, d, op));
+}
+
+[[gnu::noinline]] int cas(const void* o, const void* cmp, void* res, MPI_Datatype t, int r,
+                          MPI_Aint d, MPI_Win win) {
+  OSPREY_LIVE_WINDOW(w, win);
+  return done(w, w->compare_and_swap(o, cmp, res, t, r, d));
+}
+
 }  // namespace
 
+// MPI_Put and MPI_Get try the copy to or from node memory first, in a body that saves few
+// registers, as MPI_Win_flush does (win_sync.cc).
 OSPREY_EXPORT int PMPI_Put(const void* o, int oc, MPI_Datatype ot, int r, MPI_Aint d, int tc,
                            MPI_Datatype tt, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->put_direct(o, oc, ot, r, d, tc, tt))
+    return MPI_SUCCESS;
   return put(o, oc, ot, r, d, tc, tt, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Put)
@@ -97,6 +114,8 @@ OSPREY_ALIAS(MPI_Rput_c)
 
 OSPREY_EXPORT int PMPI_Get(void* o, int oc, MPI_Datatype ot, int r, MPI_Aint d, int tc,
                            MPI_Datatype tt, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->get_direct(o, oc, ot, r, d, tc, tt))
+    return MPI_SUCCESS;
   return get(o, oc, ot, r, d, tc, tt, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Get)
@@ -121,6 +140,9 @@ OSPREY_ALIAS(MPI_Rget_c)
 
 OSPREY_EXPORT int PMPI_Accumulate(const void* o, int oc, MPI_Datatype ot, int r, MPI_Aint d, int tc,
                                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win);
+      w && w->accumulate_direct(o, oc, ot, r, d, tc, tt, op))
+    return MPI_SUCCESS;
   return acc(o, oc, ot, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Accumulate)
@@ -148,6 +170,9 @@ OSPREY_ALIAS(MPI_Raccumulate_c)
 OSPREY_EXPORT int PMPI_Get_accumulate(const void* o, int oc, MPI_Datatype ot, void* res, int rc,
                                       MPI_Datatype rt, int r, MPI_Aint d, int tc, MPI_Datatype tt,
                                       MPI_Op op, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win);
+      w && w->get_accumulate_direct(o, oc, ot, res, rc, rt, r, d, tc, tt, op))
+    return MPI_SUCCESS;
   return get_acc(o, oc, ot, res, rc, rt, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Get_accumulate)
@@ -176,14 +201,17 @@ OSPREY_ALIAS(MPI_Rget_accumulate_c)
 
 OSPREY_EXPORT int PMPI_Fetch_and_op(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d,
                                     MPI_Op op, MPI_Win win) {
-  OSPREY_LIVE_WINDOW(w, win);
-  return done(w, w->fetch_and_op(o, res, t, r, d, op));
+  if (rma::Window* w = rma::cached_window(win); w && w->fetch_and_op_direct(o, res, t, r, d, op))
+    return MPI_SUCCESS;
+  return fop(o, res, t, r, d, op, win);
 }
 OSPREY_ALIAS(MPI_Fetch_and_op)
 
 OSPREY_EXPORT int PMPI_Compare_and_swap(const void* o, const void* cmp, void* res, MPI_Datatype t,
                                         int r, MPI_Aint d, MPI_Win win) {
-  OSPREY_LIVE_WINDOW(w, win);
-  return done(w, w->compare_and_swap(o, cmp, res, t, r, d));
+  if (rma::Window* w = rma::cached_window(win);
+      w && w->compare_and_swap_direct(o, cmp, res, t, r, d))
+    return MPI_SUCCESS;
+  return cas(o, cmp, res, t, r, d, win);
 }
 OSPREY_ALIAS(MPI_Compare_and_swap)

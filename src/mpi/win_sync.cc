@@ -33,9 +33,20 @@ OSPREY_EXPORT int PMPI_Win_unlock_all(MPI_Win win) {
 }
 OSPREY_ALIAS(MPI_Win_unlock_all)
 
-OSPREY_EXPORT int PMPI_Win_flush(int rank, MPI_Win win) {
+namespace {
+
+[[gnu::noinline]] int flush(int rank, MPI_Win win) {
   OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->flush(rank));
+}
+
+}  // namespace
+
+// The commonest flush first, in a body that saves no registers (a flush in a put + flush loop
+// spent a fifth of its instructions on them); a window in MPI_Win_free is never in lock_all.
+OSPREY_EXPORT int PMPI_Win_flush(int rank, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->flush_direct(rank)) return MPI_SUCCESS;
+  return flush(rank, win);
 }
 OSPREY_ALIAS(MPI_Win_flush)
 

@@ -24,17 +24,30 @@ void register_window(MPI_Win h, Window* w);
 // have its handle.
 void unregister_window(MPI_Win h, const Window* w);
 
+// Each thread's last lookup, valid while the registry's generation is unchanged.
+struct LastLookup {
+  uint64_t key, gen;
+  Window* w;
+};
+inline thread_local LastLookup last_lookup
+    __attribute__((tls_model("initial-exec"))) = {~0ull, 0, nullptr};
+
+// The window of h if it is this thread's last lookup, else null (a call's fast path: no
+// registry access to keep registers for).
+inline Window* cached_window(MPI_Win h) {
+  const LastLookup& l = last_lookup;
+  return l.key == handle_key(h) && l.gen == registry_generation.load(std::memory_order_acquire)
+             ? l.w
+             : nullptr;
+}
+
 inline Window* find_window(MPI_Win h) {
-  struct Last {
-    uint64_t key, gen;
-    Window* w;
-  };
-  static thread_local Last last __attribute__((tls_model("initial-exec"))) = {~0ull, 0, nullptr};
   const uint64_t k = handle_key(h);
   const uint64_t g = registry_generation.load(std::memory_order_acquire);
-  if (last.key == k && last.gen == g) return last.w;
+  LastLookup& l = last_lookup;
+  if (l.key == k && l.gen == g) return l.w;
   Window* w = registry().find(k);
-  last = {k, g, w};
+  l = {k, g, w};
   return w;
 }
 

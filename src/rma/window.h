@@ -113,6 +113,11 @@ class Window {
   // --- communication ---
   // put, get, fetch_and_op, compare_and_swap and flush first try an inline fast path (see
   // rma/window_fast.h) and fall back to these general forms, which also report every error.
+  // put and get's case of node memory reached by a copy (window_fast.h): false if not it.
+  inline bool put_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                         MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+  inline bool get_direct(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                         MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
   inline Status put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
   inline Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
@@ -140,6 +145,17 @@ class Window {
                              MPI_Aint disp, MPI_Op op);
   inline Status compare_and_swap(const void* origin, const void* compare, void* result,
                                  MPI_Datatype type, int rank, MPI_Aint disp);
+  // The fast paths of the calls above (window_fast.h): true if they did the operation, false for
+  // the general form.
+  inline bool accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                                MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  inline bool get_accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                    void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
+  inline bool fetch_and_op_direct(const void* origin, void* result, MPI_Datatype type, int rank,
+                                  MPI_Aint disp, MPI_Op op);
+  inline bool compare_and_swap_direct(const void* origin, const void* compare, void* result,
+                                      MPI_Datatype type, int rank, MPI_Aint disp);
   Status fetch_and_op_general(const void* origin, void* result, MPI_Datatype type, int rank,
                               MPI_Aint disp, MPI_Op op);
   Status compare_and_swap_general(const void* origin, const void* compare, void* result,
@@ -154,6 +170,8 @@ class Window {
   Status lock_all(int assert) { return passive_.lock_all(assert); }
   Status unlock_all() { return passive_.unlock_all(); }
   inline Status flush(int rank);
+  // flush's case that completes at once (lock_all, a target in node memory): false if not it.
+  inline bool flush_direct(int rank);
   Status flush_all() { return passive_.flush_all(false); }
   Status flush_local(int rank) { return passive_.flush(rank, true); }
   Status flush_local_all() { return passive_.flush_all(true); }

@@ -111,8 +111,8 @@ inline bool Window::sole_updater(int rank) {
   return e && e->type == MPI_LOCK_EXCLUSIVE;
 }
 
-inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+inline bool Window::put_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
   const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
   int64_t n, tn;  // a count whose bytes overflow takes the general path, which refuses it
@@ -121,10 +121,17 @@ inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype oty
       !__builtin_mul_overflow(tcount, tt->size, &tn) && n == tn) {
     if (char* dst = fast_address(rank, disp, n, tt->true_lb)) {
       fast_copy(dst, static_cast<const char*>(origin) + ot->true_lb, static_cast<size_t>(n));
-      return kOk;
+      return true;
     }
   }
-  return put_general(origin, ocount, otype, rank, disp, tcount, ttype);
+  return false;
+}
+
+inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+  return put_direct(origin, ocount, otype, rank, disp, tcount, ttype)
+             ? kOk
+             : put_general(origin, ocount, otype, rank, disp, tcount, ttype);
 }
 
 inline void Window::atomic_one(uint32_t local, const dt::TypeInfo& t, dt::Op o, char* te,
@@ -134,8 +141,9 @@ inline void Window::atomic_one(uint32_t local, const dt::TypeInfo& t, dt::Op o, 
     dt::apply_atomic(t.repr, t.elem_size, o, te, oe, result);
 }
 
-inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
+inline bool Window::accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                      int rank, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                      MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(otype);
   const dt::Op o = dt::to_op(op);
   int64_t n;
@@ -148,15 +156,15 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
       const std::size_t n_elems = static_cast<std::size_t>(ocount);
       if (n_elems == 1) {  // the commonest case first, as fetch_and_op does it
         atomic_one(local, *t, o, te, oe, nullptr);
-        return kOk;
+        return true;
       }
       if (sole_updater(rank)) {
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems);
-        return kOk;
+        return true;
       }
       if (n_elems >= bulk_min_) {
         bulk_accumulate(local, t->repr, t->elem_size, o, te, oe, n_elems);
-        return kOk;
+        return true;
       }
       // A few elements: applied as a whole (see accumulate.cc), one atomic each.
       WholeOpGuard whole(view_.acc(local), true);
@@ -164,16 +172,23 @@ inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datat
       for (MPI_Count i = 0; i < ocount; ++i, te += t->elem_size, oe += t->elem_size)
         if (!integer || !dt::integer_atomic(t->atomic_width, o, te, oe, nullptr))
           dt::apply_atomic(t->repr, t->elem_size, o, te, oe, nullptr);
-      return kOk;
+      return true;
     }
   }
-  return accumulate_general(origin, ocount, otype, rank, disp, tcount, ttype, op);
+  return false;
 }
 
-inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                                     void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
-                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                                     MPI_Op op) {
+inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
+  return accumulate_direct(origin, ocount, otype, rank, disp, tcount, ttype, op)
+             ? kOk
+             : accumulate_general(origin, ocount, otype, rank, disp, tcount, ttype, op);
+}
+
+inline bool Window::get_accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                          void* result, MPI_Count rcount, MPI_Datatype rtype,
+                                          int rank, MPI_Aint disp, MPI_Count tcount,
+                                          MPI_Datatype ttype, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(ttype);
   const dt::Op o = dt::to_op(op);
   const bool no_op = o == dt::Op::kNoOp;
@@ -190,7 +205,7 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
       if (n_elems >= bulk_min_) {
         BulkOpGuard bulk(view_, local);
         dt::apply_plain_array(t->repr, t->elem_size, o, te, oe, n_elems, re);
-        return kOk;
+        return true;
       }
       WholeOpGuard whole(view_.acc(local), n_elems > 1);
       SingleOpGuard single(view_, node_rank_, local, n_elems == 1);
@@ -202,15 +217,25 @@ inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_D
         re += t->elem_size;
         oe = no_op ? te : oe + t->elem_size;
       }
-      return kOk;
+      return true;
     }
   }
-  return get_accumulate_general(origin, ocount, otype, result, rcount, rtype, rank, disp, tcount,
-                                ttype, op);
+  return false;
 }
 
-inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
+                                     void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
+                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+                                     MPI_Op op) {
+  return get_accumulate_direct(origin, ocount, otype, result, rcount, rtype, rank, disp, tcount,
+                               ttype, op)
+             ? kOk
+             : get_accumulate_general(origin, ocount, otype, result, rcount, rtype, rank, disp,
+                                      tcount, ttype, op);
+}
+
+inline bool Window::get_direct(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
   const dt::TypeInfo* tt = ttype == otype ? ot : dt::predefined(ttype);
   int64_t n, tn;  // a count whose bytes overflow takes the general path, which refuses it
@@ -219,28 +244,42 @@ inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, in
       !__builtin_mul_overflow(tcount, tt->size, &tn) && n == tn) {
     if (char* src = fast_address(rank, disp, n, tt->true_lb)) {
       fast_copy(static_cast<char*>(origin) + ot->true_lb, src, static_cast<size_t>(n));
-      return kOk;
+      return true;
     }
   }
-  return get_general(origin, ocount, otype, rank, disp, tcount, ttype);
+  return false;
 }
 
-inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
-                                   MPI_Aint disp, MPI_Op op) {
+inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
+                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
+  return get_direct(origin, ocount, otype, rank, disp, tcount, ttype)
+             ? kOk
+             : get_general(origin, ocount, otype, rank, disp, tcount, ttype);
+}
+
+inline bool Window::fetch_and_op_direct(const void* origin, void* result, MPI_Datatype type,
+                                        int rank, MPI_Aint disp, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(type);
   const dt::Op o = dt::to_op(op);
   if (t && t->atomic_width && dt::takes(*t, o)) {
     char* te = fast_address(rank, disp, t->size, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
       atomic_one(static_cast<uint32_t>(rank - fast_first_), *t, o, te, origin, result);
-      return kOk;
+      return true;
     }
   }
-  return fetch_and_op_general(origin, result, type, rank, disp, op);
+  return false;
 }
 
-inline Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
-                                       MPI_Datatype type, int rank, MPI_Aint disp) {
+inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
+                                   MPI_Aint disp, MPI_Op op) {
+  return fetch_and_op_direct(origin, result, type, rank, disp, op)
+             ? kOk
+             : fetch_and_op_general(origin, result, type, rank, disp, op);
+}
+
+inline bool Window::compare_and_swap_direct(const void* origin, const void* compare, void* result,
+                                            MPI_Datatype type, int rank, MPI_Aint disp) {
   const dt::TypeInfo* t = dt::predefined(type);
   if (t && t->atomic_width && t->atomic_width <= 8 &&
       (t->cat == dt::Category::kInteger || t->cat == dt::Category::kLogical ||
@@ -271,22 +310,33 @@ inline Status Window::compare_and_swap(const void* origin, const void* compare, 
           cas(uint8_t{0});
           break;
       }
-      return kOk;
+      return true;
     }
   }
-  return compare_and_swap_general(origin, compare, result, type, rank, disp);
+  return false;
 }
 
-inline Status Window::flush(int rank) {
+inline Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
+                                       MPI_Datatype type, int rank, MPI_Aint disp) {
+  return compare_and_swap_direct(origin, compare, result, type, rank, disp)
+             ? kOk
+             : compare_and_swap_general(origin, compare, result, type, rank, disp);
+}
+
+inline bool Window::flush_direct(int rank) {
   // (A rank of fast_ with size -1 is private memory, whose queued operations flush must issue.)
   if (access_ == Access::kLockAll &&
       static_cast<unsigned>(rank - fast_first_) < static_cast<unsigned>(fast_count_) &&
       fast_[static_cast<unsigned>(rank - fast_first_)].size >= 0) {
     cpu::mem_sync();  // node-local operations completed when issued; make them visible
     serve_requests();
-    return kOk;
+    return true;
   }
-  return passive_.flush(rank, false);
+  return false;
+}
+
+inline Status Window::flush(int rank) {
+  return flush_direct(rank) ? kOk : passive_.flush(rank, false);
 }
 
 inline void Window::serve_requests() {

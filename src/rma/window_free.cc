@@ -28,6 +28,8 @@ Status Window::free() {
   // Replies still being sent from this window's memory point into its state: let them end.
   if (am_) progress::wait_until([&] { return am_sends_done(); });
   ci_->remove_window(id_);
+  // No epoch from here on: the calls' fast paths, which skip the freed check, see none.
+  access_.store(Access::kNone, std::memory_order_release);
   freed_ = true;
   // Every peer is done with it: moved pages become the program's private memory again, and
   // pages of this window that stayed private may move for other windows.
