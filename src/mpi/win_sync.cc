@@ -9,15 +9,31 @@ OSPREY_EXPORT int PMPI_Win_fence(int assert, MPI_Win win) {
 }
 OSPREY_ALIAS(MPI_Win_fence)
 
-OSPREY_EXPORT int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
+namespace {
+
+[[gnu::noinline]] int lock(int type, int rank, int assert, MPI_Win win) {
   OSPREY_LIVE_WINDOW(w, win);
   return binding::finish(w, w->lock(type, rank, assert));
+}
+
+[[gnu::noinline]] int unlock(int rank, MPI_Win win) {
+  OSPREY_LIVE_WINDOW(w, win);
+  return binding::finish(w, w->unlock(rank));
+}
+
+}  // namespace
+
+// Lock and unlock try their commonest case first, as the flushes do (below).
+OSPREY_EXPORT int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->lock_direct(type, rank, assert))
+    return MPI_SUCCESS;
+  return lock(type, rank, assert, win);
 }
 OSPREY_ALIAS(MPI_Win_lock)
 
 OSPREY_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win) {
-  OSPREY_LIVE_WINDOW(w, win);
-  return binding::finish(w, w->unlock(rank));
+  if (rma::Window* w = rma::cached_window(win); w && w->unlock_direct(rank)) return MPI_SUCCESS;
+  return unlock(rank, win);
 }
 OSPREY_ALIAS(MPI_Win_unlock)
 

@@ -67,14 +67,7 @@ Status PassiveEpochs::lock(int type, int rank, int assert) {
     std::unique_ptr<LockEntry>& slot = entries_[static_cast<size_t>(rank)];
     if (!slot) slot = std::make_unique<LockEntry>();
     e = slot.get();
-    e->rank = rank, e->local = local, e->type = type;
-    e->nocheck = (assert& MPI_MODE_NOCHECK) != 0;
-    e->am_sent = false, e->closing = false;
-    e->held.store(false, std::memory_order_relaxed);
-    e->claimed.store(false, std::memory_order_relaxed);
-    ++open_count_;
-    open_storage_[static_cast<size_t>(rank)].store(e, std::memory_order_release);
-    w_.access_.store(Access::kLock, std::memory_order_release);
+    open_entry(e, type, rank, local, assert);
   }
   // Self locks and shared-memory windows protect direct loads and stores: take them now,
   // on the lock words (a target serves remote lockers on the same words, am_target.cc).
@@ -106,8 +99,7 @@ Status PassiveEpochs::unlock(int rank) {
     if (s.ok()) s = t.path->unlock(w_, t, *e);
   }
   std::unique_lock<std::mutex> g = epochs_lock();
-  open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
-  if (--open_count_ == 0) w_.access_.store(Access::kNone, std::memory_order_release);
+  close_entry(rank);
   return s;
 }
 

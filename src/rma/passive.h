@@ -38,6 +38,10 @@ class PassiveEpochs {
 
   Status lock(int type, int rank, int assert);
   Status unlock(int rank);
+  // lock and unlock's commonest case (window_fast.h): one thread in MPI, a target locked before
+  // whose lock words are taken lazily and reached directly. False: the general form decides.
+  inline bool lock_direct(int type, int rank, int assert);
+  inline bool unlock_direct(int rank);
   Status lock_all(int assert);
   Status unlock_all();
   Status flush(int rank, bool local_only);
@@ -64,6 +68,10 @@ class PassiveEpochs {
 
  private:
   std::unique_lock<std::mutex> epochs_lock();  // mu_, held only under MPI_THREAD_MULTIPLE
+  // Opens e's epoch (its fields, the open table, the window's access state) and closes it;
+  // under mu_.
+  inline void open_entry(LockEntry* e, int type, int rank, int local, int assert);
+  inline void close_entry(int rank);
 
   Window& w_;
   // Threads may open and close lock epochs on different targets at once (MPI_THREAD_MULTIPLE):

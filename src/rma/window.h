@@ -167,6 +167,10 @@ class Window {
   Status fence(int assert) { return fence_.fence(assert); }
   Status lock(int type, int rank, int assert) { return passive_.lock(type, rank, assert); }
   Status unlock(int rank) { return passive_.unlock(rank); }
+  bool lock_direct(int type, int rank, int assert) {
+    return passive_.lock_direct(type, rank, assert);
+  }
+  bool unlock_direct(int rank) { return passive_.unlock_direct(rank); }
   Status lock_all(int assert) { return passive_.lock_all(assert); }
   Status unlock_all() { return passive_.unlock_all(); }
   inline Status flush(int rank);

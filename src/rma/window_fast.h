@@ -11,6 +11,7 @@
 #include "progress/engine.h"
 #include "rma/acc_gate.h"
 #include "rma/comm_info.h"
+#include "rma/paths.h"
 #include "rma/shm_lock.h"
 #include "util/copy.h"
 #include "util/cpu.h"
@@ -345,6 +346,51 @@ inline void Window::serve_requests() {
   else
     serve_if_any();
   progress::pace_spinning_caller();
+}
+
+inline void PassiveEpochs::open_entry(LockEntry* e, int type, int rank, int local, int assert) {
+  e->rank = rank, e->local = local, e->type = type;
+  e->nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+  e->am_sent = false, e->closing = false;
+  e->held.store(false, std::memory_order_relaxed);
+  e->claimed.store(false, std::memory_order_relaxed);
+  ++open_count_;
+  open_storage_[static_cast<size_t>(rank)].store(e, std::memory_order_release);
+  w_.access_.store(Access::kLock, std::memory_order_release);
+}
+
+inline void PassiveEpochs::close_entry(int rank) {
+  open_storage_[static_cast<size_t>(rank)].store(nullptr, std::memory_order_release);
+  if (--open_count_ == 0) w_.access_.store(Access::kNone, std::memory_order_release);
+}
+
+inline bool PassiveEpochs::lock_direct(int type, int rank, int assert) {
+  if (w_.threads_ || (type != MPI_LOCK_EXCLUSIVE && type != MPI_LOCK_SHARED) ||
+      (assert & ~MPI_MODE_NOCHECK) ||
+      static_cast<unsigned>(rank) >= static_cast<unsigned>(w_.nranks_))
+    return false;
+  const Access now = w_.access_.load(std::memory_order_relaxed);
+  std::atomic<LockEntry*>* open = open_.load(std::memory_order_relaxed);
+  if ((now != Access::kNone && now != Access::kLock) || !open ||
+      open[rank].load(std::memory_order_relaxed))
+    return false;
+  // Self locks and shared-memory windows take their words at once (lock()).
+  LockEntry* e = entries_[static_cast<size_t>(rank)].get();
+  if (!e || rank == w_.rank_ || w_.flavor_ == Flavor::kShared) return false;
+  open_entry(e, type, rank, w_.ci_->local_index(rank), assert);
+  return true;
+}
+
+inline bool PassiveEpochs::unlock_direct(int rank) {
+  if (w_.threads_ || static_cast<unsigned>(rank) >= static_cast<unsigned>(w_.nranks_) ||
+      w_.access_.load(std::memory_order_relaxed) != Access::kLock)
+    return false;
+  LockEntry* e = find(rank);
+  if (!e || e->closing || !w_.direct_local(e->local)) return false;
+  e->closing = true;
+  NodePath::unlock_words(w_, *e);
+  close_entry(rank);
+  return true;
 }
 
 }  // namespace osprey::rma
