@@ -365,7 +365,8 @@ inline void PassiveEpochs::close_entry(int rank) {
 }
 
 inline bool PassiveEpochs::lock_direct(int type, int rank, int assert) {
-  if (w_.threads_ || (type != MPI_LOCK_EXCLUSIVE && type != MPI_LOCK_SHARED) ||
+  // (A window in MPI_Win_free has no epoch but may still have lock entries.)
+  if (w_.threads_ || w_.freed_ || (type != MPI_LOCK_EXCLUSIVE && type != MPI_LOCK_SHARED) ||
       (assert & ~MPI_MODE_NOCHECK) ||
       static_cast<unsigned>(rank) >= static_cast<unsigned>(w_.nranks_))
     return false;

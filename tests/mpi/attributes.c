@@ -26,6 +26,18 @@ static int delete_fn(MPI_Win w, int keyval, void* val, void* extra) {
   MPI_Info info;
   MPI_OK(MPI_Win_get_info(w, &info));
   MPI_Info_free(&info);
+  /* No RMA call takes a window in MPI_Win_free (MPI_ERR_WIN through MPI_COMM_WORLD's handler),
+   * not even a lock of a target locked before or a put after a fence epoch. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int peer = (t_rank + 1) % t_size;
+  int v = 0, cls = MPI_SUCCESS, rc = MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+  MPI_Error_class(rc, &cls);
+  CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_WIN, "delete callback: MPI_Win_lock gave class %d",
+        cls);
+  rc = MPI_Put(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, w);
+  MPI_Error_class(rc, &cls);
+  CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_WIN, "delete callback: MPI_Put gave class %d", cls);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   deleted++;
   return MPI_SUCCESS;
 }
@@ -171,6 +183,10 @@ int main(int argc, char** argv) {
     MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_BASE, &b, &flag));
     MPI_OK(MPI_Win_get_attr(w.win, MPI_WIN_SIZE, &sz, &flag));
     freed_base = b, freed_size = *sz;
+    const int peer = (t_rank + 1) % t_size;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w.win));
+    MPI_OK(MPI_Win_unlock(peer, w.win));
+    MPI_OK(MPI_Win_fence(0, w.win));
     t_win_free(&w);
     CHECK(deleted == 1, "attribute delete callback ran %d times", deleted);
     MPI_Win_free_keyval(&keyval);
