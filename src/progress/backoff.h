@@ -35,9 +35,10 @@ class Backoff {
   void pause();
   // One round of a wait whose every round runs the host's progress (a test of a host request):
   // that test is the spin, so no CPU pause is added to it while spinning (off an oversubscribed
-  // node); past spinning, as pause().
+  // node, and while one thread at a time is in MPI: another thread may be the poller, and the
+  // round then tests nothing); past spinning, as pause().
   void pause_polled() {
-    if (!oversub_ && rounds_ < spin_) {
+    if (!oversub_ && rounds_ < spin_ && !concurrent_threads.load(std::memory_order_relaxed)) {
       ++rounds_;
       return;
     }

@@ -38,8 +38,9 @@ class PassiveEpochs {
 
   Status lock(int type, int rank, int assert);
   Status unlock(int rank);
-  // lock and unlock's commonest case (window_fast.h): one thread in MPI, a target locked before
-  // whose lock words are taken lazily and reached directly. False: the general form decides.
+  // lock and unlock's commonest case (window_fast.h), one thread in MPI: a lock of a target
+  // locked before whose words are taken lazily (not this rank, not a shared-memory window), an
+  // unlock of a target reached directly. False: the general form decides.
   inline bool lock_direct(int type, int rank, int assert);
   inline bool unlock_direct(int rank);
   Status lock_all(int assert);

@@ -37,6 +37,14 @@ static int delete_fn(MPI_Win w, int keyval, void* val, void* extra) {
   rc = MPI_Put(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, w);
   MPI_Error_class(rc, &cls);
   CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_WIN, "delete callback: MPI_Put gave class %d", cls);
+  rc = MPI_Win_unlock(peer, w);
+  MPI_Error_class(rc, &cls);
+  CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_WIN, "delete callback: MPI_Win_unlock gave class %d",
+        cls);
+  rc = MPI_Win_flush(peer, w);
+  MPI_Error_class(rc, &cls);
+  CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_WIN, "delete callback: MPI_Win_flush gave class %d",
+        cls);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   deleted++;
   return MPI_SUCCESS;
