@@ -35,7 +35,7 @@ template <class C>
 [[gnu::noinline]] int put(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc,
                           MPI_Datatype tt, MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
-  if (!req) return done(w, w->put(o, oc, ot, r, d, tc, tt));
+  if (!req) return done(w, w->put_general(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->put_general(o, oc, ot, r, d, tc, tt, h); });
 }
@@ -44,7 +44,7 @@ template <class C>
 [[gnu::noinline]] int get(void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc, MPI_Datatype tt,
                           MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
-  if (!req) return done(w, w->get(o, oc, ot, r, d, tc, tt));
+  if (!req) return done(w, w->get_general(o, oc, ot, r, d, tc, tt));
   return with_request(w, r, req,
                       [&](MPI_Request* h) { return w->get_general(o, oc, ot, r, d, tc, tt, h); });
 }
@@ -53,7 +53,7 @@ template <class C>
 [[gnu::noinline]] int acc(const void* o, C oc, MPI_Datatype ot, int r, MPI_Aint d, C tc,
                           MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
-  if (!req) return done(w, w->accumulate(o, oc, ot, r, d, tc, tt, op));
+  if (!req) return done(w, w->accumulate_general(o, oc, ot, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
     return w->accumulate_general(o, oc, ot, r, d, tc, tt, op, h);
   });
@@ -64,7 +64,7 @@ template <class C>
                               MPI_Datatype rt, int r, MPI_Aint d, C tc, MPI_Datatype tt, MPI_Op op,
                               MPI_Win win, MPI_Request* req) {
   OSPREY_LIVE_WINDOW(w, win);
-  if (!req) return done(w, w->get_accumulate(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
+  if (!req) return done(w, w->get_accumulate_general(o, oc, ot, res, rc, rt, r, d, tc, tt, op));
   return with_request(w, r, req, [&](MPI_Request* h) {
     return w->get_accumulate_general(o, oc, ot, res, rc, rt, r, d, tc, tt, op, h);
   });
@@ -73,13 +73,13 @@ template <class C>
 [[gnu::noinline]] int fop(const void* o, void* res, MPI_Datatype t, int r, MPI_Aint d, MPI_Op op,
                           MPI_Win win) {
   OSPREY_LIVE_WINDOW(w, win);
-  return done(w, w->fetch_and_op(o, res, t, r, d, op));
+  return done(w, w->fetch_and_op_general(o, res, t, r, d, op));
 }
 
 [[gnu::noinline]] int cas(const void* o, const void* cmp, void* res, MPI_Datatype t, int r,
                           MPI_Aint d, MPI_Win win) {
   OSPREY_LIVE_WINDOW(w, win);
-  return done(w, w->compare_and_swap(o, cmp, res, t, r, d));
+  return done(w, w->compare_and_swap_general(o, cmp, res, t, r, d));
 }
 
 }  // namespace
@@ -96,6 +96,8 @@ OSPREY_ALIAS(MPI_Put)
 
 OSPREY_EXPORT int PMPI_Put_c(const void* o, MPI_Count oc, MPI_Datatype ot, int r, MPI_Aint d,
                              MPI_Count tc, MPI_Datatype tt, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->put_direct(o, oc, ot, r, d, tc, tt))
+    return MPI_SUCCESS;
   return put(o, oc, ot, r, d, tc, tt, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Put_c)
@@ -122,6 +124,8 @@ OSPREY_ALIAS(MPI_Get)
 
 OSPREY_EXPORT int PMPI_Get_c(void* o, MPI_Count oc, MPI_Datatype ot, int r, MPI_Aint d,
                              MPI_Count tc, MPI_Datatype tt, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win); w && w->get_direct(o, oc, ot, r, d, tc, tt))
+    return MPI_SUCCESS;
   return get(o, oc, ot, r, d, tc, tt, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Get_c)
@@ -149,6 +153,9 @@ OSPREY_ALIAS(MPI_Accumulate)
 
 OSPREY_EXPORT int PMPI_Accumulate_c(const void* o, MPI_Count oc, MPI_Datatype ot, int r, MPI_Aint d,
                                     MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win);
+      w && w->accumulate_direct(o, oc, ot, r, d, tc, tt, op))
+    return MPI_SUCCESS;
   return acc(o, oc, ot, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Accumulate_c)
@@ -180,6 +187,9 @@ OSPREY_ALIAS(MPI_Get_accumulate)
 OSPREY_EXPORT int PMPI_Get_accumulate_c(const void* o, MPI_Count oc, MPI_Datatype ot, void* res,
                                         MPI_Count rc, MPI_Datatype rt, int r, MPI_Aint d,
                                         MPI_Count tc, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  if (rma::Window* w = rma::cached_window(win);
+      w && w->get_accumulate_direct(o, oc, ot, res, rc, rt, r, d, tc, tt, op))
+    return MPI_SUCCESS;
   return get_acc(o, oc, ot, res, rc, rt, r, d, tc, tt, op, win, nullptr);
 }
 OSPREY_ALIAS(MPI_Get_accumulate_c)

@@ -53,7 +53,7 @@ namespace {
 
 [[gnu::noinline]] int flush(int rank, MPI_Win win) {
   OSPREY_LIVE_WINDOW(w, win);
-  return binding::finish(w, w->flush(rank));
+  return binding::finish(w, w->flush_general(rank));
 }
 
 }  // namespace

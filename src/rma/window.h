@@ -111,17 +111,13 @@ class Window {
   Status detach(const void* base);
 
   // --- communication ---
-  // put, get, fetch_and_op, compare_and_swap and flush first try an inline fast path (see
-  // rma/window_fast.h) and fall back to these general forms, which also report every error.
-  // put and get's case of node memory reached by a copy (window_fast.h): false if not it.
+  // The bindings try each call's inline fast path first (the *_direct forms, window_fast.h:
+  // false if not their case) and fall back to the general forms, which also report every error.
+  // put and get's case of node memory reached by a copy:
   inline bool put_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
   inline bool get_direct(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
-  inline Status put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
-  inline Status get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
-                    MPI_Count tcount, MPI_Datatype ttype);
   // `req` (request-based calls): a started generalized request the operation completes; the
   // engine sets *req to MPI_REQUEST_NULL when it takes it (else it completed at once).
   Status put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
@@ -129,24 +125,14 @@ class Window {
                      MPI_Request* req = nullptr);
   Status get_general(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
                      MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req = nullptr);
-  inline Status accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                           MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
   Status accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                             MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
                             MPI_Request* req = nullptr);
-  inline Status get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                               void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
-                               MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
   Status get_accumulate_general(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                                 void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
                                 MPI_Request* req = nullptr);
-  inline Status fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
-                             MPI_Aint disp, MPI_Op op);
-  inline Status compare_and_swap(const void* origin, const void* compare, void* result,
-                                 MPI_Datatype type, int rank, MPI_Aint disp);
-  // The fast paths of the calls above (window_fast.h): true if they did the operation, false for
-  // the general form.
+  // The other calls' fast paths: true if they did the operation.
   inline bool accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op);
   inline bool get_accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype,
@@ -173,9 +159,9 @@ class Window {
   bool unlock_direct(int rank) { return passive_.unlock_direct(rank); }
   Status lock_all(int assert) { return passive_.lock_all(assert); }
   Status unlock_all() { return passive_.unlock_all(); }
-  inline Status flush(int rank);
   // flush's case that completes at once (lock_all, a target in node memory): false if not it.
   inline bool flush_direct(int rank);
+  Status flush_general(int rank) { return passive_.flush(rank, false); }
   Status flush_all() { return passive_.flush_all(false); }
   Status flush_local(int rank) { return passive_.flush(rank, true); }
   Status flush_local_all() { return passive_.flush_all(true); }

@@ -128,13 +128,6 @@ inline bool Window::put_direct(const void* origin, MPI_Count ocount, MPI_Datatyp
   return false;
 }
 
-inline Status Window::put(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
-  return put_direct(origin, ocount, otype, rank, disp, tcount, ttype)
-             ? kOk
-             : put_general(origin, ocount, otype, rank, disp, tcount, ttype);
-}
-
 inline void Window::atomic_one(uint32_t local, const dt::TypeInfo& t, dt::Op o, char* te,
                                const void* oe, void* result) {
   SingleOpGuard single(view_, node_rank_, local);
@@ -179,13 +172,6 @@ inline bool Window::accumulate_direct(const void* origin, MPI_Count ocount, MPI_
   return false;
 }
 
-inline Status Window::accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                                 MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op) {
-  return accumulate_direct(origin, ocount, otype, rank, disp, tcount, ttype, op)
-             ? kOk
-             : accumulate_general(origin, ocount, otype, rank, disp, tcount, ttype, op);
-}
-
 inline bool Window::get_accumulate_direct(const void* origin, MPI_Count ocount, MPI_Datatype otype,
                                           void* result, MPI_Count rcount, MPI_Datatype rtype,
                                           int rank, MPI_Aint disp, MPI_Count tcount,
@@ -224,17 +210,6 @@ inline bool Window::get_accumulate_direct(const void* origin, MPI_Count ocount, 
   return false;
 }
 
-inline Status Window::get_accumulate(const void* origin, MPI_Count ocount, MPI_Datatype otype,
-                                     void* result, MPI_Count rcount, MPI_Datatype rtype, int rank,
-                                     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
-                                     MPI_Op op) {
-  return get_accumulate_direct(origin, ocount, otype, result, rcount, rtype, rank, disp, tcount,
-                               ttype, op)
-             ? kOk
-             : get_accumulate_general(origin, ocount, otype, result, rcount, rtype, rank, disp,
-                                      tcount, ttype, op);
-}
-
 inline bool Window::get_direct(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                                MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
   const dt::TypeInfo* ot = dt::predefined(otype);
@@ -251,13 +226,6 @@ inline bool Window::get_direct(void* origin, MPI_Count ocount, MPI_Datatype otyp
   return false;
 }
 
-inline Status Window::get(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
-                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype) {
-  return get_direct(origin, ocount, otype, rank, disp, tcount, ttype)
-             ? kOk
-             : get_general(origin, ocount, otype, rank, disp, tcount, ttype);
-}
-
 inline bool Window::fetch_and_op_direct(const void* origin, void* result, MPI_Datatype type,
                                         int rank, MPI_Aint disp, MPI_Op op) {
   const dt::TypeInfo* t = dt::predefined(type);
@@ -270,13 +238,6 @@ inline bool Window::fetch_and_op_direct(const void* origin, void* result, MPI_Da
     }
   }
   return false;
-}
-
-inline Status Window::fetch_and_op(const void* origin, void* result, MPI_Datatype type, int rank,
-                                   MPI_Aint disp, MPI_Op op) {
-  return fetch_and_op_direct(origin, result, type, rank, disp, op)
-             ? kOk
-             : fetch_and_op_general(origin, result, type, rank, disp, op);
 }
 
 inline bool Window::compare_and_swap_direct(const void* origin, const void* compare, void* result,
@@ -317,13 +278,6 @@ inline bool Window::compare_and_swap_direct(const void* origin, const void* comp
   return false;
 }
 
-inline Status Window::compare_and_swap(const void* origin, const void* compare, void* result,
-                                       MPI_Datatype type, int rank, MPI_Aint disp) {
-  return compare_and_swap_direct(origin, compare, result, type, rank, disp)
-             ? kOk
-             : compare_and_swap_general(origin, compare, result, type, rank, disp);
-}
-
 inline bool Window::flush_direct(int rank) {
   // (A rank of fast_ with size -1 is private memory, whose queued operations flush must issue.)
   if (access_ == Access::kLockAll &&
@@ -334,10 +288,6 @@ inline bool Window::flush_direct(int rank) {
     return true;
   }
   return false;
-}
-
-inline Status Window::flush(int rank) {
-  return flush_direct(rank) ? kOk : passive_.flush(rank, false);
 }
 
 inline void Window::serve_requests() {
