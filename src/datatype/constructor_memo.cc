@@ -1,10 +1,9 @@
 #include "datatype/constructor_memo.h"
 
-#include <atomic>
 #include <cstring>
 #include <vector>
 
-#include "util/cpu.h"
+#include "util/spin_mutex.h"
 
 namespace osprey::dt {
 namespace {
@@ -20,16 +19,9 @@ struct Slot {
 };
 
 struct Memo {
-  // A spin lock: held for a comparison or a copy of a key, never while calling the host.
-  std::atomic<bool> busy{false};
+  // Held for a comparison or a copy of a key, never while calling the host.
+  SpinMutex mu;
   Slot slots[kSlots];
-
-  void lock() {
-    while (busy.exchange(true, std::memory_order_acquire))
-      while (busy.load(std::memory_order_relaxed))
-        cpu::relax();
-  }
-  void unlock() { busy.store(false, std::memory_order_release); }
 };
 
 // Never destroyed: the decodings it keeps stay reachable until the process ends.
@@ -75,10 +67,10 @@ bool constructor_key(const Contents& c, ConstructorKey* k) {
 
 const TypeInfo* memo_find(const ConstructorKey& k) {
   Slot& s = memo.slots[k.hash % kSlots];
-  memo.lock();
+  memo.mu.lock();
   const TypeInfo* found = s.info && same_key(s, k) ? s.info : nullptr;
   if (found) retain(found);
-  memo.unlock();
+  memo.mu.unlock();
   return found;
 }
 
@@ -87,12 +79,12 @@ void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
   // The key's copy is made outside the lock (it may allocate), then swapped in.
   std::vector<uint64_t> words(k.words.begin(), k.words.end());
   Slot& s = memo.slots[k.hash % kSlots];
-  memo.lock();
+  memo.mu.lock();
   const TypeInfo* old = s.info;
   s.hash = k.hash;
   s.words.swap(words);
   s.info = info;
-  memo.unlock();
+  memo.mu.unlock();
   if (old) release(old);  // outside the lock: it may free, as may the old key going below
 }
 

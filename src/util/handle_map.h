@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "util/cpu.h"
+#include "util/spin_mutex.h"
 
 namespace osprey {
 
@@ -47,7 +48,7 @@ class HandleMap {
 
   // Removes key (only if it maps to `only`, when given); returns the value it held or nullptr.
   V* erase(uint64_t key, const V* only = nullptr) {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<SpinMutex> g(mu_);
     Table* t = table_.load(std::memory_order_relaxed);
     std::size_t i = hash(key) & t->mask;
     for (std::size_t n = 0; n <= t->mask; ++n, i = (i + 1) & t->mask) {
@@ -69,19 +70,19 @@ class HandleMap {
 
   // How many tables the map keeps (the live one and those replaced by larger ones).
   std::size_t tables() const {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<SpinMutex> g(mu_);
     return tables_.size();
   }
 
   std::size_t size() const {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<SpinMutex> g(mu_);
     return size_;
   }
 
   // Calls f(key, value) for every entry, under the writer lock.
   template <class F>
   void for_each(F&& f) const {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<SpinMutex> g(mu_);
     const Table* t = table_.load(std::memory_order_relaxed);
     for (std::size_t i = 0; i <= t->mask; ++i) {
       const uint64_t k = t->slots[i].key.load(std::memory_order_relaxed);
@@ -103,7 +104,7 @@ class HandleMap {
   };
 
   V* put(uint64_t key, V* value, bool replace) {
-    std::lock_guard<std::mutex> g(mu_);
+    std::lock_guard<SpinMutex> g(mu_);
     Table* t = table_.load(std::memory_order_relaxed);
     if ((used_ + 1) * 2 > t->mask + 1) t = grow(t);
     Slot* tomb = nullptr;
@@ -219,7 +220,7 @@ class HandleMap {
     seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 
-  mutable std::mutex mu_;
+  mutable SpinMutex mu_;  // writers only
   std::atomic<uint64_t> seq_{0};
   std::atomic<Table*> table_{nullptr};
   std::vector<std::unique_ptr<Table>> tables_;
