@@ -45,6 +45,7 @@ Status CmaQueues::put(int local, pid_t pid, uint64_t remote, const void* src, st
   q.ents.push_back({remote, q.staged, n, true});
   q.staged += n;
   q.pending.store(true, std::memory_order_relaxed);
+  note_used();
   return s;
 }
 
@@ -56,6 +57,7 @@ Status CmaQueues::get(int local, pid_t pid, uint64_t remote, void* dst, std::siz
   q.pid = pid;
   q.ents.push_back({remote, reinterpret_cast<uintptr_t>(dst), n, false});
   q.pending.store(true, std::memory_order_relaxed);
+  note_used();
   return s;
 }
 
@@ -118,6 +120,7 @@ bool CmaQueues::served_alone(Queue& q, int local, ServedOps& served, Status* ans
 }
 
 Status CmaQueues::drain_all() {
+  if (!used_.load(std::memory_order_acquire)) return kOk;
   Status first = kOk;
   for (std::size_t i = 0; i < n_; ++i) {
     const Status s = drain(static_cast<int>(i));

@@ -51,6 +51,8 @@ class CmaQueues {
   // With `served`, a queue of one small operation is first offered to the target to apply
   // (served_ops.h), which costs no system call if it does.
   Status drain(int local, ServedOps* served = nullptr);
+  // Every queue; nothing to do (one load) in a window that never queued an operation, such as
+  // one whose node targets all take loads and stores.
   Status drain_all();
 
  private:
@@ -73,7 +75,12 @@ class CmaQueues {
   // Whether the target at `local` took q's one small operation (its outcome in *answer).
   bool served_alone(Queue& q, int local, ServedOps& served, Status* answer);
 
+  void note_used() {
+    if (!used_.load(std::memory_order_relaxed)) used_.store(true, std::memory_order_release);
+  }
+
   std::unique_ptr<Queue[]> q_;
+  std::atomic<bool> used_{false};  // some operation was queued once
   std::size_t n_ = 0;
   std::size_t limit_ = 0;
 };
