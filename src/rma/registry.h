@@ -41,13 +41,13 @@ inline Window* cached_window(MPI_Win h) {
              : nullptr;
 }
 
+// (A handle that names no window is searched again each time: only erroneous calls use one.)
 inline Window* find_window(MPI_Win h) {
+  if (Window* w = cached_window(h)) return w;
   const uint64_t k = handle_key(h);
-  const uint64_t g = registry_generation.load(std::memory_order_acquire);
-  LastLookup& l = last_lookup;
-  if (l.key == k && l.gen == g) return l.w;
+  const uint64_t g = registry_generation.load(std::memory_order_acquire);  // before the search
   Window* w = registry().find(k);
-  l = {k, g, w};
+  last_lookup = {k, g, w};
   return w;
 }
 
