@@ -51,8 +51,10 @@ OSPREY_ALIAS(MPI_Win_unlock_all)
 
 namespace {
 
-[[gnu::noinline]] int flush(int rank, MPI_Win win) {
+// `tried`: the export tried flush_direct on this window already (see win_ops.cc).
+[[gnu::noinline]] int flush(int rank, MPI_Win win, bool tried) {
   OSPREY_LIVE_WINDOW(w, win);
+  if (!tried && w->flush_direct(rank)) return MPI_SUCCESS;
   return binding::finish(w, w->flush_general(rank));
 }
 
@@ -61,8 +63,9 @@ namespace {
 // The commonest flush first, in a body that saves no registers (a flush in a put + flush loop
 // spent a fifth of its instructions on them); a window in MPI_Win_free is never in lock_all.
 OSPREY_EXPORT int PMPI_Win_flush(int rank, MPI_Win win) {
-  if (rma::Window* w = rma::cached_window(win); w && w->flush_direct(rank)) return MPI_SUCCESS;
-  return flush(rank, win);
+  rma::Window* w = rma::cached_window(win);
+  if (w && w->flush_direct(rank)) return MPI_SUCCESS;
+  return flush(rank, win, w != nullptr);
 }
 OSPREY_ALIAS(MPI_Win_flush)
 
