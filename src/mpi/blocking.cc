@@ -16,6 +16,7 @@
 // Only the MPI_ names are defined: osprey's own PMPI_ calls, and tools that call PMPI_, reach
 // the host directly.
 #include "mpi/binding.h"
+#include "mpi/blocking_wait.h"
 #include "progress/backoff.h"
 #include "progress/host_wait.h"
 #include "rma/comm_info.h"
@@ -41,8 +42,9 @@ bool waits_engaged() {
   return rma::am_endpoints_exist();
 }
 
-int finish_one(MPI_Request* req, MPI_Status* status) {
-  return progress::wait_host(req, progress::poll, status);
+// `c`: the communicator of the request, MPI_COMM_NULL if not known.
+int finish_one(MPI_Request* req, MPI_Status* status, MPI_Comm c) {
+  return binding::finish_blocking(req, status, c);
 }
 
 }  // namespace
@@ -54,7 +56,7 @@ OSPREY_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest,
   if (!p2p_engaged()) return PMPI_Send(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Isend(buf, count, t, dest, tag, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag,
@@ -62,7 +64,7 @@ OSPREY_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest
   if (!p2p_engaged()) return PMPI_Ssend(buf, count, t, dest, tag, c);
   MPI_Request r;
   if (int rc = PMPI_Issend(buf, count, t, dest, tag, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c,
@@ -70,7 +72,7 @@ OSPREY_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int ta
   if (!p2p_engaged()) return PMPI_Recv(buf, count, t, src, tag, c, st);
   MPI_Request r;
   if (int rc = PMPI_Irecv(buf, count, t, src, tag, c, &r); rc) return rc;
-  return finish_one(&r, st);
+  return finish_one(&r, st, c);
 }
 
 OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag,
@@ -90,7 +92,7 @@ OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype,
     PMPI_Request_free(&r[0]);
     return rc;
   }
-  return finish_one(&r[0], st);
+  return finish_one(&r[0], st, c);
 }
 
 OSPREY_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
@@ -123,14 +125,14 @@ OSPREY_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m
   if (!p2p_engaged()) return PMPI_Mrecv(buf, count, t, m, st);
   MPI_Request r;
   if (int rc = PMPI_Imrecv(buf, count, t, m, &r); rc) return rc;
-  return finish_one(&r, st);
+  return finish_one(&r, st, MPI_COMM_NULL);
 }
 
 // --- completion ---
 
 OSPREY_EXPORT int MPI_Wait(MPI_Request* r, MPI_Status* st) {
   if (!waits_engaged()) return PMPI_Wait(r, st);
-  return finish_one(r, st);
+  return finish_one(r, st, MPI_COMM_NULL);
 }
 
 OSPREY_EXPORT int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
@@ -207,14 +209,14 @@ OSPREY_EXPORT int MPI_Barrier(MPI_Comm c) {
   if (!collectives_engaged()) return PMPI_Barrier(c);
   MPI_Request r;
   if (int rc = PMPI_Ibarrier(c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   if (!collectives_engaged()) return PMPI_Bcast(buf, count, t, root, c);
   MPI_Request r;
   if (int rc = PMPI_Ibcast(buf, count, t, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Reduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, int root,
@@ -222,7 +224,7 @@ OSPREY_EXPORT int MPI_Reduce(const void* s, void* d, int n, MPI_Datatype t, MPI_
   if (!collectives_engaged()) return PMPI_Reduce(s, d, n, t, op, root, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce(s, d, n, t, op, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
@@ -230,7 +232,7 @@ OSPREY_EXPORT int MPI_Allreduce(const void* s, void* d, int n, MPI_Datatype t, M
   if (!collectives_engaged()) return PMPI_Allreduce(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iallreduce(s, d, n, t, op, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
@@ -238,7 +240,7 @@ OSPREY_EXPORT int MPI_Gather(const void* s, int sn, MPI_Datatype st, void* d, in
   if (!collectives_engaged()) return PMPI_Gather(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igather(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
@@ -246,7 +248,7 @@ OSPREY_EXPORT int MPI_Gatherv(const void* s, int sn, MPI_Datatype st, void* d, c
   if (!collectives_engaged()) return PMPI_Gatherv(s, sn, st, d, dn, displs, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Igatherv(s, sn, st, d, dn, displs, dt, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, int dn,
@@ -254,7 +256,7 @@ OSPREY_EXPORT int MPI_Scatter(const void* s, int sn, MPI_Datatype st, void* d, i
   if (!collectives_engaged()) return PMPI_Scatter(s, sn, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatter(s, sn, st, d, dn, dt, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[], MPI_Datatype st,
@@ -262,7 +264,7 @@ OSPREY_EXPORT int MPI_Scatterv(const void* s, const int sn[], const int displs[]
   if (!collectives_engaged()) return PMPI_Scatterv(s, sn, displs, st, d, dn, dt, root, c);
   MPI_Request r;
   if (int rc = PMPI_Iscatterv(s, sn, displs, st, d, dn, dt, root, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d, int dn,
@@ -270,7 +272,7 @@ OSPREY_EXPORT int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* d,
   if (!collectives_engaged()) return PMPI_Allgather(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgather(s, sn, st, d, dn, dt, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d, const int dn[],
@@ -278,7 +280,7 @@ OSPREY_EXPORT int MPI_Allgatherv(const void* s, int sn, MPI_Datatype st, void* d
   if (!collectives_engaged()) return PMPI_Allgatherv(s, sn, st, d, dn, displs, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Iallgatherv(s, sn, st, d, dn, displs, dt, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, int dn,
@@ -286,7 +288,7 @@ OSPREY_EXPORT int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* d, 
   if (!collectives_engaged()) return PMPI_Alltoall(s, sn, st, d, dn, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoall(s, sn, st, d, dn, dt, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], MPI_Datatype st,
@@ -295,7 +297,7 @@ OSPREY_EXPORT int MPI_Alltoallv(const void* s, const int sn[], const int sd[], M
   if (!collectives_engaged()) return PMPI_Alltoallv(s, sn, sd, st, d, dn, dd, dt, c);
   MPI_Request r;
   if (int rc = PMPI_Ialltoallv(s, sn, sd, st, d, dn, dd, dt, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op,
@@ -303,7 +305,7 @@ OSPREY_EXPORT int MPI_Reduce_scatter_block(const void* s, void* d, int n, MPI_Da
   if (!collectives_engaged()) return PMPI_Reduce_scatter_block(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter_block(s, d, n, t, op, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Reduce_scatter(const void* s, void* d, const int n[], MPI_Datatype t,
@@ -311,19 +313,19 @@ OSPREY_EXPORT int MPI_Reduce_scatter(const void* s, void* d, const int n[], MPI_
   if (!collectives_engaged()) return PMPI_Reduce_scatter(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Ireduce_scatter(s, d, n, t, op, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Scan(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   if (!collectives_engaged()) return PMPI_Scan(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iscan(s, d, n, t, op, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }
 
 OSPREY_EXPORT int MPI_Exscan(const void* s, void* d, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   if (!collectives_engaged()) return PMPI_Exscan(s, d, n, t, op, c);
   MPI_Request r;
   if (int rc = PMPI_Iexscan(s, d, n, t, op, c, &r); rc) return rc;
-  return finish_one(&r, MPI_STATUS_IGNORE);
+  return finish_one(&r, MPI_STATUS_IGNORE, c);
 }

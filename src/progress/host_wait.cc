@@ -1,16 +1,33 @@
 #include "progress/host_wait.h"
 
 #include "progress/backoff.h"
+#include "progress/slot_rider.h"
 
 namespace osprey::progress {
 
-int wait_host(MPI_Request* req, Idle idle, MPI_Status* status) {
+int wait_host(MPI_Request* req, Idle idle, MPI_Status* status, Ride ride) {
   int done = 0;
+  const int rc = PMPI_Test(req, &done, status);
+  if (done || rc != MPI_SUCCESS) return rc;
+  // From here on the request may ride with the endpoint's slot test where `idle` makes one:
+  // one host progress pass per round instead of two.
   Backoff b;
   for (;;) {
-    const int rc = PMPI_Test(req, &done, status);
-    if (done || rc != MPI_SUCCESS) return rc;
-    if (idle && idle())
+    SlotRider r{req};
+    bool did = false;
+    if (idle && ride == Ride::kWithSlot) {
+      const RiderScope scope(r);
+      did = idle();
+    } else if (idle) {
+      did = idle();
+    }
+    if (!r.tested) {
+      r.rc = PMPI_Test(req, &done, status);
+      if (done || r.rc != MPI_SUCCESS) return r.rc;
+    } else if (r.done || r.rc != MPI_SUCCESS) {
+      return rider_result(r, status);
+    }
+    if (did)
       b.reset();
     else
       b.pause_polled();

@@ -4,6 +4,8 @@ osprey_mpi_test(am_large mpi/am_large.c)
 osprey_mpi_test(am_outstanding mpi/am_outstanding.c)
 osprey_mpi_test(am_flood mpi/am_flood.c)
 osprey_mpi_test(am_busy_target mpi/am_busy_target.c)
+# Blocking point-to-point while serving requests: data, statuses and errors as the host's own.
+osprey_mpi_test(blocking_status mpi/blocking_status.c NP 2 4)
 osprey_mpi_test(am_mixed_counter mpi/am_mixed_counter.c NP 3)
 osprey_mpi_variant(vnodes.am_mixed_counter am_mixed_counter NP 3 MODES auto
                    ENV OSPREY_VIRTUAL_NODES=2)

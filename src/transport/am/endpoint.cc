@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "datatype/byte_layout.h"
+#include "progress/slot_rider.h"
 #include "transport/am/compact.h"
 #include "transport/am/transfer.h"
 #include "util/config.h"
@@ -426,12 +427,10 @@ bool Endpoint::poll_requests() {
     post(slot);
   unposted_.clear();
   bool did = false;
-  int flag = 0;
   MPI_Status st;
   while (!posted_.empty()) {
     const int slot = posted_.front();
-    PMPI_Test(&slot_req_[static_cast<std::size_t>(slot)], &flag, &st);
-    if (!flag) break;
+    if (!progress::test_slot(this, &slot_req_[static_cast<std::size_t>(slot)], &st)) break;
     posted_.pop_front();
     did = true;
     int count = 0;
