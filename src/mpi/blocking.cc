@@ -87,7 +87,7 @@ OSPREY_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype,
     PMPI_Request_free(&r[0]);
     return rc;
   }
-  if (int rc = progress::wait_host(&r[1], progress::poll); rc) {
+  if (int rc = finish_one(&r[1], MPI_STATUS_IGNORE, c); rc) {
     PMPI_Cancel(&r[0]);
     PMPI_Request_free(&r[0]);
     return rc;

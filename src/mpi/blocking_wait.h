@@ -1,12 +1,11 @@
 // How an interposed blocking call (a nonblocking host call plus a wait that serves message-path
-// requests, mpi/blocking.cc) waits for its request, so that an error reaches the handler, with
-// the code, that the host's own blocking call would give it.
-//
-// The host's blocking calls report to their communicator's handler. Its completion calls
-// differ: MPICH's MPI_Test, MPI_Wait and MPI_Testsome report to MPI_COMM_WORLD's, whatever the
-// request's communicator (a truncated MPI_Recv on a communicator that returns errors would
-// abort the job), and a test of several passes MPI_ERR_IN_STATUS; Open MPI's report to the
-// request's communicator. Where the two would differ the wait makes them agree.
+// requests, mpi/blocking.cc) waits for its request: tested with the endpoint's request slot
+// where that can be done (progress/slot_rider.h), and so that an error reaches the handler, with
+// the code, that the host's own blocking call would give it. The host's blocking calls report to
+// their communicator's handler; MPICH's completion calls (MPI_Test, MPI_Wait, MPI_Testsome)
+// report to MPI_COMM_WORLD's, whatever the request's communicator (a truncated MPI_Recv on a
+// communicator that returns errors would abort the job), and a test of several passes
+// MPI_ERR_IN_STATUS; Open MPI's report to the request's communicator with its code.
 #pragma once
 
 #include <mpi.h>

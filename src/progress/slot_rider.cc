@@ -15,9 +15,9 @@ RiderScope::~RiderScope() {
   rider = outer_;
 }
 
-bool test_slot(const void* owner, MPI_Request* slot, MPI_Status* st) {
+bool test_slot(MPI_Request* slot, MPI_Status* st) {
   SlotRider* r = rider;
-  if (!r || r->tested || (r->owner && r->owner != owner) || *r->req == MPI_REQUEST_NULL) {
+  if (!r || r->tested || *r->req == MPI_REQUEST_NULL) {
     int flag = 0;
     PMPI_Test(slot, &flag, st);
     return flag;
@@ -31,7 +31,9 @@ bool test_slot(const void* owner, MPI_Request* slot, MPI_Status* st) {
   r->tested = true;
   bool slot_done = false;
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-    r->rc = rc;  // not about either request in particular: the wait reports it
+    // The call failed before completing either (both hosts check their arguments first): the
+    // wait returns the code with its request still active, as after a failed MPI_Test.
+    r->rc = rc;
     return false;
   }
   for (int i = 0; i < n; ++i) {  // n is MPI_UNDEFINED (negative) if neither was active
@@ -45,11 +47,6 @@ bool test_slot(const void* owner, MPI_Request* slot, MPI_Status* st) {
     }
   }
   return slot_done;
-}
-
-bool rider_pending(const MPI_Request* req) {
-  const SlotRider* r = rider;
-  return r && r->req == req && r->tested && !r->done;
 }
 
 int rider_result(const SlotRider& r, MPI_Status* status) {

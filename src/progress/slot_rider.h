@@ -1,6 +1,6 @@
-// A host request that a waiting thread has tested in the same host call as the message
-// endpoint's oldest request slot. On MPICH every test of a request runs the host's whole
-// progress first, complete or not (over loopback TCP two epoll_wait calls: 0.53 us per test,
+// A host request that a thread waiting in a blocking host call has tested in the same host call
+// as the message endpoint's oldest request slot. On MPICH every test of a request runs the host's
+// whole progress first, complete or not (over loopback TCP two epoll_wait calls: 0.53 us per test,
 // the same for a Testsome of two requests), so a wait that tested its own request and then the
 // slot paid two progress passes per round, and a message the first pass took in was seen only
 // after the second.
@@ -11,12 +11,11 @@
 namespace osprey::progress {
 
 struct SlotRider {
-  MPI_Request* req;             // updated in place, as by MPI_Test
-  const void* owner = nullptr;  // the only endpoint that may test it (nullptr: any)
-  bool tested = false;          // an endpoint tested it in this round
-  bool done = false;            // ... and it completed
-  int rc = MPI_SUCCESS;         // the test's return code for this request
-  MPI_Status status{};          // valid when done
+  MPI_Request* req;      // updated in place, as by MPI_Test
+  bool tested = false;   // an endpoint tested it in this round
+  bool done = false;     // ... and it completed
+  int rc = MPI_SUCCESS;  // the test's return code for this request
+  MPI_Status status{};   // valid when done
 };
 
 // Makes `r` the calling thread's rider while the scope lasts.
@@ -31,14 +30,10 @@ class RiderScope {
   SlotRider* outer_;
 };
 
-// For an endpoint testing its slot: tests `slot` and, if the calling thread has a rider not
-// yet tested that `owner` may take, the rider too, in one host call. Returns whether the slot
-// completed, with its status in *st.
-bool test_slot(const void* owner, MPI_Request* slot, MPI_Status* st);
-
-// Whether `req` is the calling thread's rider, tested in this round and not complete: a test
-// of it now would be a second progress pass in the round for nothing.
-bool rider_pending(const MPI_Request* req);
+// For an endpoint testing its slot: tests `slot` and, if the calling thread has a rider not yet
+// tested in this round, the rider too, in one host call. Returns whether the slot completed,
+// with its status in *st.
+bool test_slot(MPI_Request* slot, MPI_Status* st);
 
 // The rider's request through `status`, as MPI_Test would have returned it (its MPI_ERROR
 // field left alone). Returns the test's return code.

@@ -12,7 +12,6 @@
 #include "datatype/byte_layout.h"
 #include "datatype/runs.h"
 #include "progress/backoff.h"
-#include "progress/slot_rider.h"
 #include "rma/am_state.h"
 #include "rma/window.h"
 #include "transport/am/endpoint.h"
@@ -59,30 +58,13 @@ am::Endpoint& Window::endpoint() const {
 
 // The one way the origin side waits: without the window's lock, so that the progress engine
 // (here or in another thread) can serve requests, this window's included.
-void Window::am_pause(AmGuard& g, progress::Backoff& b, MPI_Request* watch) {
+void Window::am_pause(AmGuard& g, progress::Backoff& b) {
   g.unlock();
-  bool did;
-  if (watch) {
-    progress::SlotRider r{watch, &endpoint()};
-    const progress::RiderScope scope(r);
-    did = progress::poll();
-  } else {
-    did = progress::poll();
-  }
-  if (did)
+  if (progress::poll())
     b.reset();
   else
     b.pause_polled();
   g.lock();
-}
-
-// The target answers an origin's requests in order, so the oldest reply not yet in is the one
-// that comes next.
-MPI_Request* Window::am_next_reply(const TargetElem* te) const {
-  for (OpElem* o = te->head; o; o = o->next)
-    if (o->state == OpElem::State::kIssued && o->expects_reply && !o->reply_seen)
-      return o->reply_in.host_request();
-  return nullptr;
 }
 
 std::vector<int> Window::am_target_ranks() const {
@@ -876,8 +858,7 @@ void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
     if (te->live && !am_->reaped) am_reap(te);
     am_->reaped = false;
     if (settled()) return;
-    const bool alone = !progress::concurrent_threads.load(std::memory_order_relaxed);
-    am_pause(g, b, alone ? am_next_reply(te) : nullptr);
+    am_pause(g, b);
   }
 }
 

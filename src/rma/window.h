@@ -301,10 +301,7 @@ class Window {
   // window's message-path lock (AmState::mu) held and may wait, which releases it meanwhile.
   using AmGuard = progress::EngineLock;
   am::Endpoint& endpoint() const;
-  // `watch`: a host request of this window's that the pause's slot test may test too (only
-  // with one thread in the engine: another may complete and free what it belongs to meanwhile).
-  void am_pause(AmGuard& g, progress::Backoff& b, MPI_Request* watch = nullptr);
-  MPI_Request* am_next_reply(const TargetElem* te) const;  // the reply te's wait sees first
+  void am_pause(AmGuard& g, progress::Backoff& b);
   std::vector<int> am_target_ranks() const;
   OpElem* am_new_op(AmGuard& g);
   OpElem* am_sync_elem(AmGuard& g, TargetElem* te);  // the target element's own op

@@ -7,12 +7,23 @@
  * leaves it), MPI_Wait's and MPI_Sendrecv's statuses, and that a message too long for its
  * buffer fails with MPI_ERR_TRUNCATE where the communicator returns errors (also where
  * MPI_COMM_WORLD aborts on errors: the error goes to the communicator's handler, as the host's
- * MPI_Recv sends it). At the end each window holds the sum of what its origin added. */
+ * MPI_Recv sends it; a user-defined handler is called with the receive's communicator). At
+ * the end each window holds the sum of what its origin added. */
 #include <unistd.h>
 
 #include "common.h"
 
 enum { ROUNDS = 40, MAX_INTS = 256, SENTINEL = 4242 };
+
+// What the user-defined error handler saw.
+static MPI_Comm seen_comm = MPI_COMM_NULL;
+static int seen_class = -1, seen_calls = 0;
+
+static void on_error(MPI_Comm* comm, int* code, ...) {
+  seen_comm = *comm;
+  MPI_Error_class(*code, &seen_class);
+  seen_calls++;
+}
 
 static int value(int from, int round, int i) {
   return from * 100000 + round * 1000 + i;
@@ -105,7 +116,28 @@ int main(int argc, char** argv) {
     CHECK(cls == MPI_ERR_TRUNCATE, "truncated receive on MPI_COMM_WORLD returned %d (class %d)", rc,
           cls);
   }
+  // One user-defined handler on MPI_COMM_WORLD and on another communicator: a truncated receive
+  // on that one calls it with that communicator and the truncation's code.
+  MPI_Errhandler handler;
+  MPI_Comm user;
+  MPI_OK(MPI_Comm_create_errhandler(on_error, &handler));
+  MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &user));
+  MPI_OK(MPI_Comm_set_errhandler(user, handler));
+  MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler));
+  if (partner < t_size && t_rank % 2 == 1) {
+    usleep(2000);
+    MPI_OK(MPI_Send(out, 8, MPI_INT, partner, ROUNDS + 1, user));
+  } else if (partner < t_size) {
+    int rc = MPI_Recv(in, 4, MPI_INT, partner, ROUNDS + 1, user, MPI_STATUS_IGNORE), cls = -1;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE, "truncated receive returned %d (class %d)", rc, cls);
+    CHECK(seen_calls == 1 && seen_comm == user && seen_class == MPI_ERR_TRUNCATE,
+          "the handler saw %d calls, the last with %s and class %d", seen_calls,
+          seen_comm == user ? "the receive's communicator" : "another communicator", seen_class);
+  }
   MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  MPI_OK(MPI_Errhandler_free(&handler));
+  MPI_OK(MPI_Comm_free(&user));
   MPI_OK(MPI_Win_unlock_all(win));
   // What this rank's partner added is all its window holds.
   int from_partner = 0;

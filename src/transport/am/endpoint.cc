@@ -430,7 +430,7 @@ bool Endpoint::poll_requests() {
   MPI_Status st;
   while (!posted_.empty()) {
     const int slot = posted_.front();
-    if (!progress::test_slot(this, &slot_req_[static_cast<std::size_t>(slot)], &st)) break;
+    if (!progress::test_slot(&slot_req_[static_cast<std::size_t>(slot)], &st)) break;
     posted_.pop_front();
     did = true;
     int count = 0;

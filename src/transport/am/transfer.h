@@ -64,21 +64,14 @@ class Transfer {
 
   // Not started, or started and complete.
   bool idle() const { return req_ == MPI_REQUEST_NULL && !more_; }
-  // True once the message completed (at once if there was none, or if a test of the host
-  // request made elsewhere completed it: progress/slot_rider.h).
-  bool test() { return idle() ? (settle(), true) : test_host(); }
-  // The one host request of a transfer in flight (nullptr for none, or for a message in
-  // pieces), for a test made elsewhere, which test() then notices.
-  MPI_Request* host_request() { return more_ || req_ == MPI_REQUEST_NULL ? nullptr : &req_; }
+  // True once the message completed (at once if there was none).
+  bool test() { return idle() || test_host(); }
   // A receive whose message will not come: gives it up.
   void cancel();
 
  private:
   bool test_host();
   void finish();
-  void settle() {
-    if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
-  }
   // One message per layout of `pieces`, all in more_.
   static Transfer pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::ByteLayout>&& pieces,
                          bool receive);
