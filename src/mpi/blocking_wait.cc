@@ -6,8 +6,8 @@
 namespace osprey::binding {
 namespace {
 
-int wait(MPI_Request* req, MPI_Status* status, progress::Ride ride) {
-  return progress::wait_host(req, progress::poll, status, ride);
+int wait(MPI_Request* req, MPI_Status* status, progress::Ride ride, bool tested = false) {
+  return progress::wait_host(req, progress::poll, status, ride, tested);
 }
 
 #ifndef OSPREY_HOST_OPENMPI
@@ -59,10 +59,11 @@ int finish_mpich(MPI_Request* req, MPI_Status* status, MPI_Comm c) {
     // Another thread's errors must reach the handlers they would: nothing is swapped, and the
     // request rides only where the code MPI_COMM_WORLD's handler sees makes no difference.
     release(world);
-    return wait(req, status, alike && returns ? progress::Ride::kWithSlot : progress::Ride::kAlone);
+    return wait(req, status, alike && returns ? progress::Ride::kWithSlot : progress::Ride::kAlone,
+                alike);
   }
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  rc = wait(req, status, progress::Ride::kWithSlot);
+  rc = wait(req, status, progress::Ride::kWithSlot, alike);
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
   release(world);
   // osprey's own tests during the wait returned their errors too; it checks those it acts on.

@@ -5,10 +5,12 @@
 
 namespace osprey::progress {
 
-int wait_host(MPI_Request* req, Idle idle, MPI_Status* status, Ride ride) {
+int wait_host(MPI_Request* req, Idle idle, MPI_Status* status, Ride ride, bool tested) {
   int done = 0;
-  const int rc = PMPI_Test(req, &done, status);
-  if (done || rc != MPI_SUCCESS) return rc;
+  if (!tested) {
+    const int rc = PMPI_Test(req, &done, status);
+    if (done || rc != MPI_SUCCESS) return rc;
+  }
   // From here on the request may ride with the endpoint's slot test where `idle` makes one:
   // one host progress pass per round instead of two.
   Backoff b;

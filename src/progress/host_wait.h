@@ -13,9 +13,10 @@ namespace osprey::progress {
 // (mpi/blocking_wait.h).
 enum class Ride { kAlone, kWithSlot };
 
-// Both return the host's return code of the test that completed (or failed).
+// Both return the host's return code of the test that completed (or failed). `tested`: the
+// caller's own test just found *req incomplete.
 int wait_host(MPI_Request* req, Idle idle, MPI_Status* status = MPI_STATUS_IGNORE,
-              Ride ride = Ride::kAlone);
+              Ride ride = Ride::kAlone, bool tested = false);
 int wait_host_all(int n, MPI_Request* reqs, Idle idle);
 
 }  // namespace osprey::progress
