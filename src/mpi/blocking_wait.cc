@@ -37,24 +37,24 @@ void release(MPI_Errhandler& h) {
 // swapped only where no other thread can be in MPI meanwhile, and only once the request did not
 // complete at its first test.
 int finish_mpich(MPI_Request* req, MPI_Status* status, MPI_Comm c) {
-  MPI_Errhandler world = handler_of(MPI_COMM_WORLD);
-  MPI_Errhandler mine =
-      c == MPI_COMM_NULL || c == MPI_COMM_WORLD ? MPI_ERRHANDLER_NULL : handler_of(c);
   // Whether MPI_Test alone reports as the blocking call would: to the same handler (c is
   // MPI_COMM_WORLD, or unknown as in MPI_Wait, whose host form reports as MPI_Test does), or to
-  // one that does not see which communicator it was given.
-  const bool alike = mine == MPI_ERRHANDLER_NULL || (mine == world && predefined(world));
-  const bool returns = world == MPI_ERRORS_RETURN;
-  release(mine);
-  int rc = MPI_SUCCESS;
+  // one that does not see which communicator it was given. Only another communicator needs
+  // its handler looked up before the first test.
+  bool alike = true;
+  if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD) {
+    MPI_Errhandler world = handler_of(MPI_COMM_WORLD), mine = handler_of(c);
+    alike = mine == world && predefined(world);
+    release(mine);
+    release(world);
+  }
   if (alike) {
     int done = 0;
-    rc = PMPI_Test(req, &done, status);
-    if (done || rc != MPI_SUCCESS) {
-      release(world);
-      return rc;
-    }
+    const int rc = PMPI_Test(req, &done, status);
+    if (done || rc != MPI_SUCCESS) return rc;
   }
+  MPI_Errhandler world = handler_of(MPI_COMM_WORLD);
+  const bool returns = world == MPI_ERRORS_RETURN;
   if (progress::concurrent_threads.load(std::memory_order_relaxed)) {
     // Another thread's errors must reach the handlers they would: nothing is swapped, and the
     // request rides only where the code MPI_COMM_WORLD's handler sees makes no difference.
@@ -63,7 +63,7 @@ int finish_mpich(MPI_Request* req, MPI_Status* status, MPI_Comm c) {
                 alike);
   }
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  rc = wait(req, status, progress::Ride::kWithSlot, alike);
+  const int rc = wait(req, status, progress::Ride::kWithSlot, alike);
   PMPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
   release(world);
   // osprey's own tests during the wait returned their errors too; it checks those it acts on.
