@@ -426,9 +426,11 @@ bool Window::am_await_batch(am::Endpoint& ep, int src, OriginState& os, const am
       total += b.bytes;
       lost += st.ok() ? 0 : b.bytes;
     }
+    const std::size_t piece = remote_piece_toward(src, total);  // as the origin cut it
     if (overlapping(places)) {
       d.discard.resize(total);
-      d.batch_in = am::Transfer::receive(ep.comm(), src, r.data_tag, d.discard.data(), total);
+      d.batch_in =
+          am::Transfer::receive(ep.comm(), src, r.data_tag, d.discard.data(), total, piece);
     } else {
       // Straight into place; what is out of range lands in a buffer, each piece apart.
       d.discard.resize(lost);
@@ -441,7 +443,7 @@ bool Window::am_await_batch(am::Endpoint& ep, int src, OriginState& os, const am
           off += x.n;
         }
       d.batch_in = am::Transfer::receive(ep.comm(), src, r.data_tag, pieces.data(),
-                                         static_cast<int>(pieces.size()));
+                                         static_cast<int>(pieces.size()), piece);
       places.clear();  // nothing to copy afterwards
     }
   }

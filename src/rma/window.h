@@ -385,8 +385,9 @@ class Window {
   Status am_fence_marks(uint32_t bits, uint32_t* any, uint32_t* all);
   // Whether the fence must wait for te's acknowledgement, not only for its sends (am_sync.cc).
   bool fence_needs_ack(const TargetElem* te) const;
-  // The pieces a separate payload or a get's data of `bytes` travel in between this rank and
-  // `rank` (am::remote_piece: only toward another node; the same on both sides).
+  // The pieces a separate payload, a batch payload or a get's data of `bytes` travel in
+  // between this rank and `rank` (am::remote_piece: only toward another node; the same on both
+  // sides).
   std::size_t remote_piece_toward(int rank, uint64_t bytes) const {
     return ci_->local_index(rank) < 0 ? am::remote_piece(static_cast<std::size_t>(bytes)) : 0;
   }

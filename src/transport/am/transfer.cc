@@ -1,5 +1,6 @@
 #include "transport/am/transfer.h"
 
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -142,7 +143,43 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Coun
   return x;
 }
 
-Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n) {
+namespace {
+
+// The layouts of `pieces` cut into messages of `piece` bytes each (the last one shorter).
+std::vector<dt::ByteLayout> cut(const Piece* pieces, int n, std::size_t piece) {
+  std::vector<dt::ByteLayout> out;
+  std::vector<Piece> message;
+  std::size_t room = piece;
+  auto close = [&] {
+    dt::ByteLayout l;
+    l.addr = MPI_BOTTOM;
+    l.count = 1;
+    l.type = pieces_type(message.data(), static_cast<int>(message.size()));
+    l.owned = true;
+    out.push_back(l);
+    message.clear();
+    room = piece;
+  };
+  for (int i = 0; i < n; ++i) {
+    const char* p = static_cast<const char*>(pieces[i].p);
+    for (std::size_t left = pieces[i].n; left;) {
+      const std::size_t k = std::min(left, room);
+      message.push_back({p, k});
+      p += k;
+      left -= k;
+      room -= k;
+      if (!room) close();
+    }
+  }
+  if (!message.empty()) close();
+  return out;
+}
+
+}  // namespace
+
+Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n,
+                           std::size_t piece) {
+  if (piece) return Transfer::pieces(comm, src, tag, cut(pieces, n, piece), true);
   Transfer x;
   x.receive_ = true;
   MPI_Datatype t = pieces_type(pieces, n);
@@ -151,7 +188,9 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces,
   return x;
 }
 
-Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n) {
+Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n,
+                        std::size_t piece) {
+  if (piece) return Transfer::pieces(comm, dest, tag, cut(pieces, n, piece), false);
   Transfer x;
   MPI_Datatype t = pieces_type(pieces, n);
   PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, comm, &x.req_);

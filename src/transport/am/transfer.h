@@ -59,8 +59,12 @@ class Transfer {
                           std::size_t piece = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
                           const dt::TypeInfo& t, std::size_t piece = 0, std::size_t skip = 0);
-  static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n);
-  static Transfer send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n);
+  // With `piece` (remote_piece of the pieces' total), as messages of that many bytes each, in
+  // order on one tag: each side cuts its own pieces at the same offsets.
+  static Transfer receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n,
+                          std::size_t piece = 0);
+  static Transfer send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n,
+                       std::size_t piece = 0);
 
   // Not started, or started and complete.
   bool idle() const { return req_ == MPI_REQUEST_NULL && !more_; }
