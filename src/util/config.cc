@@ -50,8 +50,9 @@ constexpr ConfigVar kVars[] = {
      "bytes that travel inside a request; larger payloads go as separate messages into place"},
     {"OSPREY_REMOTE_PIECE", &Config::remote_piece, 0,
      "the host's eager message size, less room for headers (bytes): toward ranks on other "
-     "nodes, payloads and get data of up to 6 such pieces travel as messages of at most one "
-     "piece each, and the small gets one request carries return at most this much (`0`: one "
+     "nodes, payloads (batch payloads too) and get data of up to 6 such pieces travel as "
+     "messages of at most one piece each, the small gets one request carries return at most "
+     "this much, and a reply that would gather 1-4 pieces of gets' data is not made (`0`: one "
      "message, no cap)"},
     {"OSPREY_RECV_SLOTS", &Config::recv_slots, 2,
      "request receive space per communicator, in messages (the credits); fixed, whatever the "
