@@ -520,8 +520,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     bytes = taken;
     uint64_t gets = *reply, gathered = *reply, separate = 0;
     auto gathers = [&](const OpElem* g) { return !remote || g->bytes < am::kBatchedGetAlone; };
-    while (o != te->tail && batchable(o) && same_gate(o, first) &&
-           bytes + record_bytes(o) <= cap &&
+    while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
            (o->kind != Kind::kGet || (gets + o->bytes <= am::kBatchReplyMax &&
                                       (!gathers(o) || gathered + o->bytes <= gather_cap))) &&
            (!by_reference(o) || separate + o->bytes <= am::kBatchPayloadMax)) {

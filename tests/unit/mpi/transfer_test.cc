@@ -79,8 +79,8 @@ void check_receive(const std::vector<std::size_t>& lens, std::size_t piece) {
   const std::vector<Piece> ps = pieces_of(into, lens, 5);
   std::size_t from = 0;
   for (const Piece& p : ps) {
-    const std::size_t at = static_cast<std::size_t>(static_cast<const unsigned char*>(p.p) -
-                                                    into.data());
+    const std::size_t at =
+        static_cast<std::size_t>(static_cast<const unsigned char*>(p.p) - into.data());
     for (std::size_t i = 0; i < p.n; ++i)
       want[at + i] = data[from++];
   }
@@ -100,8 +100,8 @@ TEST(Transfer, PiecesCutIntoMessagesOfOneRemotePieceInOrder) {
       {8192}, {100, 7936, 50}, {3000, 3000, 3000, 3000}, {7936, 7936}, {1, 0, 20000, 7}};
   for (const auto& lens : lists) {
     for (std::size_t piece : {std::size_t{7936}, std::size_t{1000}, std::size_t{3000}}) {
-      SCOPED_TRACE(testing::Message() << "pieces " << lens.size() << " total " << total(lens)
-                                      << " piece " << piece);
+      SCOPED_TRACE(testing::Message()
+                   << "pieces " << lens.size() << " total " << total(lens) << " piece " << piece);
       check_send(lens, piece);
       check_receive(lens, piece);
     }
