@@ -519,7 +519,10 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     prev = nullptr;
     bytes = taken;
     uint64_t gets = *reply, gathered = *reply, separate = 0;
-    auto gathers = [&](const OpElem* g) { return !remote || g->bytes < am::kBatchedGetAlone; };
+    const uint16_t alone_flag = remote ? am::kAloneGets : 0;  // as am_send sets it
+    auto gathers = [&](const OpElem* g) {
+      return !am::alone(alone_flag, static_cast<uint32_t>(g->bytes));
+    };
     while (o != te->tail && batchable(o) && same_gate(o, first) && bytes + record_bytes(o) <= cap &&
            (o->kind != Kind::kGet || (gets + o->bytes <= am::kBatchReplyMax &&
                                       (!gathers(o) || gathered + o->bytes <= gather_cap))) &&
