@@ -26,7 +26,7 @@ static void run(enum t_flavor f) {
   struct t_win w;
   if (!t_win_create(&w, f, kBytes, 1, MPI_COMM_WORLD)) return;
   memset(w.base, 0, (size_t)kBytes);
-  MPI_Win_sync(w.win);
+  t_sync_own(w.win);
   MPI_Barrier(MPI_COMM_WORLD);
   const char* name = t_flavor_names[f];
   int64_t* ones = malloc(N * 8);

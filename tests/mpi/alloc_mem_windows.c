@@ -127,7 +127,7 @@ static void run(int dynamic) {
                           MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, win));
   MPI_OK(MPI_Win_unlock_all(win));
   MPI_Barrier(MPI_COMM_WORLD);
-  MPI_OK(MPI_Win_sync(win));
+  t_sync_own(win);
   /* What every target must hold: each origin's slot, and the sums of everyone's updates. */
   int64_t want_i[NACC] = {0}, want_cas = 0;
   long double want_ld[NACC] = {0};

@@ -13,7 +13,7 @@ static void run(enum t_flavor f) {
   struct t_win w;
   t_win_create(&w, f, N * 8, 8, MPI_COMM_WORLD);
   memset(w.base, 0, N * 8);
-  MPI_Win_sync(w.win);
+  t_sync_own(w.win);
   MPI_Barrier(MPI_COMM_WORLD);
   static const int lens[] = {2048, 1, 17, 300, 2, 1000, 64};
   int64_t* added = calloc(N, 8);
@@ -53,7 +53,7 @@ static void run(enum t_flavor f) {
   int64_t* want = calloc(N, 8);
   MPI_Reduce(added, want, N, MPI_INT64_T, MPI_SUM, target, MPI_COMM_WORLD);
   if (t_rank == target) {
-    MPI_Win_sync(w.win);
+    t_sync_own(w.win);
     const int64_t* v = (const int64_t*)w.base;
     for (int i = 0; i < N; i++)
       CHECK(v[i] == want[i], "%s: element %d is %lld, want %lld (an update was lost)",

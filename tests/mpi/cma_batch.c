@@ -111,7 +111,6 @@ static void check_gets(const unsigned char* got, int t, int e, const char* what)
 
 /* The target checks every origin's slot and counter in its own memory. */
 static void check_target(const struct t_win* w, int e, const char* what) {
-  MPI_OK(MPI_Win_sync(w->win));
   for (int o = 0; o < t_size; o++) {
     const unsigned char* slot = (const unsigned char*)w->base + put_off(o);
     for (MPI_Aint i = 0; i < SLOT; i++)

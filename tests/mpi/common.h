@@ -287,6 +287,16 @@ static inline int t_win_create(struct t_win* w, enum t_flavor f, MPI_Aint bytes,
   return 1;
 }
 
+/* MPI_Win_sync for a rank that reads, or has just stored to, its own window memory outside any
+ * epoch: MPI-3.1 11.5.4 allows the call only within a passive target epoch (MPICH's own RMA
+ * rejects it elsewhere with MPI_ERR_RMA_SYNC), so it runs in a shared lock epoch on this rank.
+ * No other rank may be accessing this rank's memory meanwhile. */
+static inline void t_sync_own(MPI_Win win) {
+  MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t_rank, 0, win));
+  MPI_OK(MPI_Win_sync(win));
+  MPI_OK(MPI_Win_unlock(t_rank, win));
+}
+
 /* The target displacement of byte offset `off` in rank r's window (in disp units). */
 static inline MPI_Aint t_disp(const struct t_win* w, int r, MPI_Aint off, int disp_unit) {
   if (w->flavor == T_DYNAMIC) return w->addrs[r] + off;

@@ -112,7 +112,7 @@ static void run(enum t_flavor f) {
     MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, right, t_disp(&w, right, 0, du), 1, MPI_INT64_T, w.win));
     MPI_OK(MPI_Win_unlock(right, w.win));
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_OK(MPI_Win_sync(w.win));
+    t_sync_own(w.win);
     CHECK(mine[0] == round * 3 + 2, "%s mixed round %d lock: %lld", t_flavor_names[f], round,
           (long long)mine[0]);
     MPI_Barrier(MPI_COMM_WORLD);

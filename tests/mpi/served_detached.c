@@ -62,7 +62,7 @@ static void round_trip(MPI_Win w, int put, int detach) {
   MPI_OK(MPI_Win_unlock_all(w));
   MPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == 1 && !detach) {
-    MPI_OK(MPI_Win_sync(w));
+    t_sync_own(w);
     if (put) CHECK(*(long*)(mem + 64) == v, "put left %lx, want %lx", *(long*)(mem + 64), v);
     MPI_OK(MPI_Win_detach(w, mem));
     munmap(mem, LEN);

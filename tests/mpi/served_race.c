@@ -139,7 +139,7 @@ static void run(int dynamic) {
   /* Every counter: the sum of what every origin added to it. */
   long* want = malloc((size_t)t_size * (SHARED + 1) * sizeof(long));
   MPI_OK(MPI_Allreduce(added, want, t_size * (SHARED + 1), MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
-  MPI_OK(MPI_Win_sync(win));
+  t_sync_own(win);
   const long* mine = want + (size_t)t_rank * (SHARED + 1);
   for (int i = 0; i <= SHARED; i++)
     CHECK(mem[i] == mine[i], "rank %d element %d is %ld, want %ld (an update lost or doubled)",

@@ -30,7 +30,7 @@ static inline void t_sync_window(struct t_win* w, enum t_flavor f, MPI_Aint byte
   memset(w->base, 0, (size_t)bytes);
   for (MPI_Aint i = 0; i < src_bytes; i++)
     w->base[src_off + i] = (char)t_pattern(t_rank, t_rank, (size_t)i, e + 1000);
-  MPI_Win_sync(w->win);
+  t_sync_own(w->win);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -45,7 +45,7 @@ struct t_sync_test {
   void (*issue)(void* ctx, int t, struct t_requests* reqs);
   /* The origin checks what it got from target t. */
   void (*check_gets)(void* ctx, int t);
-  /* This rank, as a target, checks its own window memory. */
+  /* This rank, as a target, checks its own window memory (the driver ran MPI_Win_sync). */
   void (*check_target)(void* ctx);
   void* ctx;
   /* Also check the gets from each target right after its flush or flush_local. */
@@ -80,6 +80,7 @@ static inline void t_sync_epoch(MPI_Win win, enum t_sync s, const struct t_sync_
       if (s == T_FLUSH || s == T_FLUSH_ALL) {
         /* Complete at every target now, before the epoch ends. */
         MPI_Barrier(MPI_COMM_WORLD);
+        MPI_OK(MPI_Win_sync(win));
         test->check_target(test->ctx);
         MPI_Barrier(MPI_COMM_WORLD);
       }
@@ -123,6 +124,7 @@ static inline void t_sync_epoch(MPI_Win win, enum t_sync s, const struct t_sync_
       break;
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  t_sync_own(win);
   test->check_target(test->ctx);
   MPI_Group_free(&all);
 }
