@@ -15,32 +15,42 @@ RiderScope::~RiderScope() {
   rider = outer_;
 }
 
-bool test_slot(MPI_Request* slot, MPI_Status* st) {
+bool test_slot(MPI_Request* slot, MPI_Status* st, MPI_Request* extra) {
   SlotRider* r = rider;
-  if (!r || r->tested || *r->req == MPI_REQUEST_NULL) {
+  const bool ride = r && !r->tested && *r->req != MPI_REQUEST_NULL;
+  if (extra && *extra == MPI_REQUEST_NULL) extra = nullptr;
+  if (!ride && !extra) {
     int flag = 0;
     PMPI_Test(slot, &flag, st);
     return flag;
   }
-  MPI_Request reqs[2] = {*slot, *r->req};
-  MPI_Status sts[2];
-  int n = 0, which[2];
-  const int rc = PMPI_Testsome(2, reqs, &n, which, sts);
+  MPI_Request reqs[3] = {*slot, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  int k = 1;
+  const int ri = ride ? k++ : -1;
+  const int ei = extra ? k++ : -1;
+  if (ride) reqs[ri] = *r->req;
+  if (extra) reqs[ei] = *extra;
+  MPI_Status sts[3];
+  int n = 0, which[3];
+  const int rc = PMPI_Testsome(k, reqs, &n, which, sts);
   *slot = reqs[0];
-  *r->req = reqs[1];
-  r->tested = true;
+  if (extra) *extra = reqs[ei];
+  if (ride) {
+    *r->req = reqs[ri];
+    r->tested = true;
+  }
   bool slot_done = false;
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-    // The call failed before completing either (both hosts check their arguments first): the
+    // The call failed before completing any (both hosts check their arguments first): the
     // wait returns the code with its request still active, as after a failed MPI_Test.
-    r->rc = rc;
+    if (ride) r->rc = rc;
     return false;
   }
-  for (int i = 0; i < n; ++i) {  // n is MPI_UNDEFINED (negative) if neither was active
+  for (int i = 0; i < n; ++i) {  // n is MPI_UNDEFINED (negative) if none was active
     if (which[i] == 0) {
       *st = sts[i];
       slot_done = true;
-    } else {
+    } else if (which[i] == ri) {
       r->done = true;
       r->status = sts[i];
       if (rc == MPI_ERR_IN_STATUS) r->rc = sts[i].MPI_ERROR;

@@ -31,9 +31,10 @@ class RiderScope {
 };
 
 // For an endpoint testing its slot: tests `slot` and, if the calling thread has a rider not yet
-// tested in this round, the rider too, in one host call. Returns whether the slot completed,
-// with its status in *st.
-bool test_slot(MPI_Request* slot, MPI_Status* st);
+// tested in this round, the rider too, and `extra` if given (a receive the engine is blocked on,
+// am::watch; updated in place, its status dropped as its owner drops it), in one host call.
+// Returns whether the slot completed, with its status in *st.
+bool test_slot(MPI_Request* slot, MPI_Status* st, MPI_Request* extra = nullptr);
 
 // The rider's request through `status`, as MPI_Test would have returned it (its MPI_ERROR
 // field left alone). Returns the test's return code.

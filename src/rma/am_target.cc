@@ -327,7 +327,9 @@ bool Window::am_await_payload(am::Endpoint& ep, int src, OriginState& os, const 
                                            r.bytes - head, piece);
     }
   }
-  return d.payload_in.test();
+  if (d.payload_in.test()) return true;
+  am::watch(d.payload_in.pending());  // tested with the next slot test
+  return false;
 }
 
 // The short operations a request carries in front of its own (packet.h, BatchedOp), in order.
@@ -447,7 +449,10 @@ bool Window::am_await_batch(am::Endpoint& ep, int src, OriginState& os, const am
       places.clear();  // nothing to copy afterwards
     }
   }
-  if (!d.batch_in.test()) return false;
+  if (!d.batch_in.test()) {
+    am::watch(d.batch_in.pending());  // tested with the next slot test
+    return false;
+  }
   const char* from = d.discard.data();
   for (const am::Piece& x : d.batch_places) {  // in record order: the last put to a place wins
     if (x.p) std::memmove(const_cast<void*>(x.p), from, x.n);

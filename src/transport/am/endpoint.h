@@ -132,6 +132,7 @@ class Endpoint {
   void on_system(int src, const System& s);
   void stalled(int dest);  // a request toward dest found no credit: ask for more (once)
   bool reap_sends();
+  void release_front_send();  // a completed one
   Buffer take_buffer(std::size_t n);
   void send_request(int dest, Buffer&& buf);
 

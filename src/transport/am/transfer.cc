@@ -4,10 +4,13 @@
 #include <climits>
 #include <vector>
 
+#include "progress/engine.h"
 #include "util/config.h"
 
 namespace osprey::am {
 namespace {
+
+MPI_Request* watched = nullptr;
 
 // Count and datatype for `bytes` plain bytes; *owned is a type to free after the call.
 int host_count(std::size_t bytes, MPI_Datatype* type, MPI_Datatype* owned) {
@@ -64,6 +67,16 @@ MPI_Datatype pieces_type(const Piece* pieces, int n) {
   return t;
 }
 
+void watch(MPI_Request* r) {
+  if (!progress::concurrent_threads.load(std::memory_order_relaxed)) watched = r;
+}
+
+MPI_Request* take_watched() {
+  MPI_Request* r = watched;
+  watched = nullptr;
+  return r;
+}
+
 std::size_t remote_piece(std::size_t bytes) {
   const std::size_t piece = config().remote_piece;
   return piece && bytes > piece && bytes <= kRemotePieces * piece ? piece : 0;
@@ -72,6 +85,8 @@ std::size_t remote_piece(std::size_t bytes) {
 Transfer& Transfer::operator=(Transfer&& o) noexcept {
   if (this != &o) {
     if (!idle()) cancel();
+    drop_type();
+    o.unwatch();
     req_ = o.req_;
     more_ = std::move(o.more_);
     type_ = o.type_;
@@ -101,6 +116,8 @@ Transfer Transfer::pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::Byte
 
 Transfer::~Transfer() {
   if (!idle()) cancel();
+  drop_type();
+  unwatch();
 }
 
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const void* buf, std::size_t bytes) {
@@ -198,9 +215,19 @@ Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, i
   return x;
 }
 
+MPI_Request* Transfer::pending() {
+  if (req_ != MPI_REQUEST_NULL) return &req_;
+  if (more_)
+    for (MPI_Request& r : *more_)
+      if (r != MPI_REQUEST_NULL) return &r;
+  return nullptr;
+}
+
 bool Transfer::test_host() {
   int done = 0;
-  if (more_)
+  if (more_ && !pending())  // slot tests completed every message (watch)
+    done = 1;
+  else if (more_)
     PMPI_Testall(static_cast<int>(more_->size()), more_->data(), &done, MPI_STATUSES_IGNORE);
   else
     PMPI_Test(&req_, &done, MPI_STATUS_IGNORE);
@@ -221,8 +248,20 @@ void Transfer::cancel() {
 }
 
 void Transfer::finish() {
+  unwatch();
   req_ = MPI_REQUEST_NULL;
   more_.reset();
+  drop_type();
+}
+
+void Transfer::unwatch() const {
+  if (!watched) return;
+  const bool mine = watched == &req_ ||
+                    (more_ && watched >= more_->data() && watched < more_->data() + more_->size());
+  if (mine) watched = nullptr;
+}
+
+void Transfer::drop_type() {
   if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
 }
 

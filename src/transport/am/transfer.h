@@ -39,6 +39,15 @@ MPI_Datatype pieces_type(const Piece* pieces, int n);
 constexpr std::size_t kRemotePieces = 6;
 std::size_t remote_piece(std::size_t bytes);
 
+// A receive the engine is blocked on, which the endpoint's next test of its request slot tests in
+// the same host call (progress/slot_rider.h): on MPICH every test runs the host's whole progress
+// (over loopback TCP two epoll_wait calls, 0.5-0.6 us), so a payload a slot test took in was seen
+// one test later. One at a time, and only while one thread at a time is in the engine (the
+// watched request belongs to a transfer that thread may destroy); a transfer that completes,
+// moves or goes away forgets it.
+void watch(MPI_Request* r);
+MPI_Request* take_watched();  // and forgets it
+
 class Transfer {
  public:
   Transfer() = default;
@@ -72,10 +81,16 @@ class Transfer {
   bool test() { return idle() || test_host(); }
   // A receive whose message will not come: gives it up.
   void cancel();
+  // Its first message not known complete, for watch(); nullptr if none.
+  MPI_Request* pending();
 
  private:
   bool test_host();
   void finish();
+  // Forgets the watched request if it is one of this transfer's.
+  void unwatch() const;
+  // Frees the layout type of a transfer whose message a slot test completed (watch).
+  void drop_type();
   // One message per layout of `pieces`, all in more_.
   static Transfer pieces(MPI_Comm comm, int peer, int tag, std::vector<dt::ByteLayout>&& pieces,
                          bool receive);

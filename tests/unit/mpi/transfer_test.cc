@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <vector>
 
+#include "progress/engine.h"
+#include "progress/slot_rider.h"
+
 namespace osprey::am {
 namespace {
 
@@ -106,6 +109,51 @@ TEST(Transfer, PiecesCutIntoMessagesOfOneRemotePieceInOrder) {
       check_receive(lens, piece);
     }
   }
+}
+
+// A receive the engine is blocked on rides in the endpoint's next slot test (one host call for
+// both): it completes there, its transfer then completes without a host call of its own, and
+// a transfer that moves or goes away takes the watch with it, so no slot test ever writes to
+// a request that is no longer there.
+TEST(Transfer, WatchedReceiveCompletesInTheSlotTestAndIsForgottenWhenItsTransferEnds) {
+  const bool threads = progress::concurrent_threads.load();
+  progress::set_concurrent(false);  // watching is for one thread in the engine at a time
+  std::vector<unsigned char> data(64), into(64, 0);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<unsigned char>(i * 3 + 1);
+  {
+    Transfer x = Transfer::receive(MPI_COMM_SELF, 0, 23, into.data(), into.size());
+    watch(x.pending());
+    EXPECT_EQ(take_watched(), x.pending());
+    EXPECT_EQ(take_watched(), nullptr) << "taking the watch forgets it";
+    MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, 0, 23, MPI_COMM_SELF);
+    MPI_Request slot;  // a request slot nothing arrives for
+    MPI_Irecv(nullptr, 0, MPI_BYTE, 0, 24, MPI_COMM_SELF, &slot);
+    MPI_Status st;
+    for (int i = 0; i < 1000 && x.pending(); ++i) {
+      watch(x.pending());
+      EXPECT_FALSE(progress::test_slot(&slot, &st, take_watched()));
+    }
+    EXPECT_EQ(x.pending(), nullptr) << "the slot test completed the watched receive";
+    EXPECT_TRUE(x.test());
+    EXPECT_EQ(into, data);
+    MPI_Cancel(&slot);
+    MPI_Wait(&slot, MPI_STATUS_IGNORE);
+  }
+  {
+    const Piece whole{into.data(), into.size()};
+    Transfer x = Transfer::receive(MPI_COMM_SELF, 0, 25, &whole, 1, 16);  // in messages
+    watch(x.pending());
+    Transfer y = std::move(x);
+    EXPECT_EQ(take_watched(), nullptr) << "a transfer that moved";
+    watch(y.pending());
+    y.cancel();
+    EXPECT_EQ(take_watched(), nullptr) << "a transfer cancelled";
+    Transfer z = Transfer::receive(MPI_COMM_SELF, 0, 26, into.data(), into.size());
+    watch(z.pending());
+  }
+  EXPECT_EQ(take_watched(), nullptr) << "a transfer destroyed";
+  progress::set_concurrent(threads);
 }
 
 }  // namespace
