@@ -1,6 +1,7 @@
 #include "transport/am/transfer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <vector>
 
@@ -10,7 +11,9 @@
 namespace osprey::am {
 namespace {
 
-MPI_Request* watched = nullptr;
+// Written only while one thread at a time is in the engine; atomic because transfers of other
+// threads look at it (and find it empty) when they end.
+std::atomic<MPI_Request*> watched{nullptr};
 
 // Count and datatype for `bytes` plain bytes; *owned is a type to free after the call.
 int host_count(std::size_t bytes, MPI_Datatype* type, MPI_Datatype* owned) {
@@ -68,12 +71,13 @@ MPI_Datatype pieces_type(const Piece* pieces, int n) {
 }
 
 void watch(MPI_Request* r) {
-  if (!progress::concurrent_threads.load(std::memory_order_relaxed)) watched = r;
+  if (!progress::concurrent_threads.load(std::memory_order_relaxed))
+    watched.store(r, std::memory_order_relaxed);
 }
 
 MPI_Request* take_watched() {
-  MPI_Request* r = watched;
-  watched = nullptr;
+  MPI_Request* r = watched.load(std::memory_order_relaxed);
+  if (r) watched.store(nullptr, std::memory_order_relaxed);
   return r;
 }
 
@@ -255,10 +259,11 @@ void Transfer::finish() {
 }
 
 void Transfer::unwatch() const {
-  if (!watched) return;
-  const bool mine = watched == &req_ ||
-                    (more_ && watched >= more_->data() && watched < more_->data() + more_->size());
-  if (mine) watched = nullptr;
+  const MPI_Request* w = watched.load(std::memory_order_relaxed);
+  if (!w) return;
+  const bool mine =
+      w == &req_ || (more_ && w >= more_->data() && w < more_->data() + more_->size());
+  if (mine) watched.store(nullptr, std::memory_order_relaxed);
 }
 
 void Transfer::drop_type() {
