@@ -44,7 +44,7 @@ LABELS = {
 }
 # Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here; sm is
 # its fastest on a node and pt2pt covers the flavors sm cannot. Binding off, as under MPICH's
-# launcher, so that launchers do not differ in placement.
+# launcher, so that launchers do not differ in placement (nor in sessions: mpich_env).
 OPENMPI_ENV = {
     "OMPI_MCA_osc": "sm,pt2pt",
     "OMPI_MCA_hwloc_base_binding_policy": "none",
@@ -82,6 +82,16 @@ def osprey_library(build):
     return old if not os.path.exists(lib) and os.path.exists(old) else lib
 
 
+def mpich_env(build):
+    """What MPICH's launcher runs under: one_session.c preloaded, so that its ranks share the
+    caller's session as Open MPI's do (with autogroup scheduling, a rank that leads a session of
+    its own keeps an equal share of an oversubscribed CPU while it waits). Ranks that preload
+    osprey get their own LD_PRELOAD (-genv); the others inherit this one, which they never
+    call."""
+    shim = os.path.join(build, "bench", "libone_session.so")
+    return {"LD_PRELOAD": shim} if os.path.exists(shim) else {}
+
+
 def command(engine, np, argv, build, baseline=None):
     """The command line and environment that run argv[0] (a name in build/bench) under engine;
     the baseline engines preload the library of the build folder `baseline`."""
@@ -101,6 +111,7 @@ def command(engine, np, argv, build, baseline=None):
                 baseline if engine.startswith("baseline") else build)]
         return cmd + [binary + ".openmpi"] + args, env
     cmd = [mpiexec("mpich"), "-n", str(np)]
+    env.update(mpich_env(build))
     if engine.startswith(("osprey", "baseline")):
         cmd += ["-genv", "LD_PRELOAD", lib]
     if engine.endswith(("_am", "_tcp")):

@@ -114,7 +114,7 @@ def build(build_dir):
     if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                        check=True, stdout=subprocess.DEVNULL)
-    targets = ["osprey", "cacheline_probe", "memcpy_bw"] + BINARIES
+    targets = ["osprey", "cacheline_probe", "memcpy_bw", "one_session"] + BINARIES
     if engines.mpiexec("openmpi"):
         targets += [b + "_openmpi" for b in BINARIES]
     subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
@@ -197,7 +197,7 @@ def sessions(launch, env=None):
     return str(len(set(p.stdout.split()))) if p.returncode == 0 else "unknown"
 
 
-def machine():
+def machine(build_dir):
     """What the figures depend on, for RESULTS.md."""
     return {
         "cpu": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'") +
@@ -210,10 +210,11 @@ def machine():
         engines.OPENMPI_ENV["OMPI_MCA_osc"],
         "osprey": sh(f"git -C {ROOT} describe --always --dirty"),
         # With autogroup on, a rank in a session of its own gets an equal CPU share, waiting or
-        # not (MPICH's mpiexec starts each rank so): this decides the rows with more ranks than
-        # CPUs.
+        # not (MPICH's mpiexec starts each rank so, unless engines.mpich_env keeps them in one):
+        # this decides the rows with more ranks than CPUs.
         "kernel.sched_autogroup_enabled": sh("cat /proc/sys/kernel/sched_autogroup_enabled"),
-        "sessions of 2 ranks": "MPICH " + sessions("mpiexec.mpich -n 2") + ", Open MPI " +
+        "sessions of 2 ranks": "MPICH " + sessions("mpiexec.mpich -n 2",
+                                                     engines.mpich_env(build_dir)) + ", Open MPI " +
         sessions("mpiexec.openmpi -n 2", engines.OPENMPI_ENV),
     }
 
@@ -268,7 +269,7 @@ def main():
         "recheck_pairs": a.recheck if rechecked else 0,
         "rechecked_thin": [f"{sec} np={np} {' '.join(argv)}" for sec, np, argv in thin],
         "failures": failures,
-        "machine": machine(),
+        "machine": machine(a.build),
     }
     with open(os.path.join(a.out, "run.json"), "w") as f:
         json.dump(run, f, indent=1)
