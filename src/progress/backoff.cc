@@ -38,7 +38,9 @@ Backoff::Backoff(Waiting w)
       busy_(!oversub_ &&
             (w == Waiting::kBusy || (w == Waiting::kBusyUnlessThreads &&
                                      !concurrent_threads.load(std::memory_order_relaxed)))),
-      spin_(oversub_ ? kSpinOversub : kSpin),
+      spin_(!oversub_       ? kSpin
+            : has_pollers() ? kSpinOversubPolling
+                            : kSpinOversub),
       yield_(oversub_ ? kYieldOversub : kYield) {}
 
 bool Backoff::yielded_enough() const {

@@ -69,18 +69,23 @@ class Backoff {
  private:
   static constexpr uint32_t kSpin = 256;
   static constexpr uint32_t kYield = 256;
-  // Oversubscribed: the peer is likely waiting for this CPU, so barely spin (a pause is 18 ns
+  // Oversubscribed: the peer is likely waiting for this CPU, so do not spin (a pause is 18 ns
   // here and a yield with nobody else to run 0.3 us: 32 spins cost 3 ranks on 2 CPUs 0.5 us
-  // per fence, a third of it); then yield it, for as long as the wait lasts, as Open MPI's
-  // osc/sm does. A waiter that sleeps must be woken, and the woken rank preempts its waker (it
-  // slept, so the scheduler owes it time). Worse, a sleeper and the waiters that keep yielding
-  // fall out of step: the scheduler runs whoever yielded least first (each yield moves the
-  // yielder's deadline a time slice later), so a rank that yielded through a long wait before
-  // sleeping waits, once it has work, until the others have yielded as often. 8 ranks on 2
-  // CPUs took 50-1400 us per fence yielding 1 ms and then sleeping, and 6-9 us yielding
-  // throughout. Only where other processes crowd the machine (progress/oversub.h) do waits
-  // yield briefly and then sleep, as a yield there hands a time slice to an outsider.
-  static constexpr uint32_t kSpinOversub = 4;
+  // per fence, a third of it, and 4 spins still 5-10 % of a PSCW epoch at 3, 4 and 8 ranks
+  // once the ranks share a session); yield it at once, for as long as the wait lasts, as Open
+  // MPI's osc/sm does. A process with message endpoints spins a few rounds first: each of its
+  // rounds tests the host's progress, which is how its messages arrive (yielding after the
+  // first took a message-path PSCW epoch at 3 ranks from 1.1 to 1.55 us).
+  // A waiter that sleeps must be woken, and the woken rank preempts its waker (it slept, so
+  // the scheduler owes it time). Worse, a sleeper and the waiters that keep yielding fall out
+  // of step: the scheduler runs whoever yielded least first (each yield moves the yielder's
+  // deadline a time slice later), so a rank that yielded through a long wait before sleeping
+  // waits, once it has work, until the others have yielded as often. 8 ranks on 2 CPUs took
+  // 50-1400 us per fence yielding 1 ms and then sleeping, and 6-9 us yielding throughout. Only
+  // where other processes crowd the machine (progress/oversub.h) do waits yield briefly and
+  // then sleep, as a yield there hands a time slice to an outsider.
+  static constexpr uint32_t kSpinOversub = 0;
+  static constexpr uint32_t kSpinOversubPolling = 4;
   static constexpr uint32_t kYieldOversub = 4;
   static constexpr uint64_t kYieldForever = UINT64_MAX;
   // How often a busy wait checks its peers' liveness (about every millisecond).
