@@ -877,6 +877,17 @@ void Window::am_reap_all() {
   am_->table.for_each_target([&](TargetElem* t) { am_reap(t); });
 }
 
+// The reply te answers next is tested in the same host call as the endpoint's request slot
+// (am::watch): each test runs the host's whole progress, and a round that tested the slot and
+// then the reply paid two passes, the reply seen a pass after it came.
+void Window::am_watch_reply(TargetElem* te) {
+  for (OpElem* o = te->head; o; o = o->next)
+    if (o->state == OpElem::State::kIssued && o->expects_reply && !o->reply_seen) {
+      if (MPI_Request* r = o->reply_in.pending()) am::watch(r);
+      return;
+    }
+}
+
 void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
   // Operations other threads queue meanwhile are not this wait's: waiting for them too could
   // last as long as those threads keep issuing, and nobody would issue the last of them.
@@ -895,6 +906,7 @@ void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
     if (te->live && !am_->reaped) am_reap(te);
     am_->reaped = false;
     if (settled()) return;
+    am_watch_reply(te);
     am_pause(g, b);
   }
 }

@@ -342,6 +342,7 @@ class Window {
   void am_complete(OpElem* op);
   void am_reap(TargetElem* te);
   void am_reap_all();
+  void am_watch_reply(TargetElem* te);
   void am_wait_elem(AmGuard& g, TargetElem* te);  // until the operations sent to te completed
   Status am_take_error();
   Status am_flush(int rank, bool local_only);

@@ -14,6 +14,9 @@ namespace {
 // Written only while one thread at a time is in the engine; atomic because transfers of other
 // threads look at it (and find it empty) when they end.
 std::atomic<MPI_Request*> watched{nullptr};
+// The watched request a slot test found still pending in this round: its owner's own test in
+// the same round would be a second pass of the host's progress for nothing.
+std::atomic<MPI_Request*> tested{nullptr};
 
 // Count and datatype for `bytes` plain bytes; *owned is a type to free after the call.
 int host_count(std::size_t bytes, MPI_Datatype* type, MPI_Datatype* owned) {
@@ -78,7 +81,12 @@ void watch(MPI_Request* r) {
 MPI_Request* take_watched() {
   MPI_Request* r = watched.load(std::memory_order_relaxed);
   if (r) watched.store(nullptr, std::memory_order_relaxed);
+  if (tested.load(std::memory_order_relaxed)) tested.store(nullptr, std::memory_order_relaxed);
   return r;
+}
+
+void watched_pending(MPI_Request* r) {
+  tested.store(r, std::memory_order_relaxed);
 }
 
 std::size_t remote_piece(std::size_t bytes) {
@@ -228,6 +236,10 @@ MPI_Request* Transfer::pending() {
 }
 
 bool Transfer::test_host() {
+  if (tested.load(std::memory_order_relaxed) == &req_) {
+    tested.store(nullptr, std::memory_order_relaxed);
+    return false;
+  }
   int done = 0;
   if (more_ && !pending())  // slot tests completed every message (watch)
     done = 1;
@@ -259,6 +271,8 @@ void Transfer::finish() {
 }
 
 void Transfer::unwatch() const {
+  if (tested.load(std::memory_order_relaxed) == &req_)
+    tested.store(nullptr, std::memory_order_relaxed);
   const MPI_Request* w = watched.load(std::memory_order_relaxed);
   if (!w) return;
   const bool mine =

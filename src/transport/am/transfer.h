@@ -47,6 +47,9 @@ std::size_t remote_piece(std::size_t bytes);
 // moves or goes away forgets it.
 void watch(MPI_Request* r);
 MPI_Request* take_watched();  // and forgets it
+// The slot test tested `r` (the watched request) in this round and it is still pending: the
+// owner's next test skips the host once (the next round's slot test tests it again).
+void watched_pending(MPI_Request* r);
 
 class Transfer {
  public:
