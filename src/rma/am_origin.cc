@@ -938,10 +938,12 @@ Status Window::am_flush(int rank, bool local_only) {
     g.lock();
     return am_take_error();
   }
-  ++te->busy;
-  am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
-  am_wait_elem(g, te);
-  --te->busy;
+  if (local_only || !am_express_flush(g, te)) {
+    ++te->busy;
+    am_issue(g, te, !local_only && needs_ack(te) ? am::kFlush : 0);
+    am_wait_elem(g, te);
+    --te->busy;
+  }
   if (!local_only) am_release_elem(te);
   const Status s = am_take_error();
   g.unlock();

@@ -344,6 +344,9 @@ class Window {
   void am_reap_all();
   void am_watch_reply(TargetElem* te);
   void am_wait_elem(AmGuard& g, TargetElem* te);  // until the operations sent to te completed
+  // A flush of te's one batch record, sent and completed without an operation element; false
+  // if te holds anything else (am_express.cc).
+  bool am_express_flush(AmGuard& g, TargetElem* te);
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);
