@@ -120,6 +120,15 @@ Status Window::apply_direct(const TargetView& t, const RmaOp& op) {
   const uint32_t local = static_cast<uint32_t>(t.local);
   WholeOpGuard whole(view_.acc(local), elems > 1);
   SingleOpGuard single(view_, node_rank_, local, elems == 1);
+  if (elems == 1 && tt.dense && (!op.otype || op.otype->dense) && (!op.rtype || op.rtype->dense)) {
+    // One element, contiguous on every side (every fetch_and_op the message path serves): its
+    // address without the cursors' walk, a third of what the target spent on one.
+    char* te = direct_address(t, op.where) + tt.true_lb;
+    const char* oe = op.otype ? static_cast<const char*>(op.origin) + op.otype->true_lb : nullptr;
+    char* re = op.rtype ? static_cast<char*>(op.result) + op.rtype->true_lb : nullptr;
+    apply_mapped(t, tt.repr, tt.elem_size, op.op, te, oe, re);
+    return kOk;
+  }
   dt::ElementCursor oc(op.origin, op.otype ? op.ocount : 0, op.otype ? *op.otype : tt);
   dt::ElementCursor rc(op.result, op.rtype ? op.rcount : 0, op.rtype ? *op.rtype : tt);
   dt::ElementCursor tc(direct_address(t, op.where), op.tcount, tt);

@@ -344,9 +344,17 @@ class Window {
   void am_reap_all();
   void am_watch_reply(TargetElem* te);
   void am_wait_elem(AmGuard& g, TargetElem* te);  // until the operations sent to te completed
-  // A flush of te's one batch record, sent and completed without an operation element; false
-  // if te holds anything else (am_express.cc).
+  // A flush of te's one short operation, sent and completed without the general path's
+  // machinery; false if te holds anything else (am_express.cc).
   bool am_express_flush(AmGuard& g, TargetElem* te);
+  // Where the reply's data goes: `bytes` copied to `to`, or unpacked into op's result.
+  struct ExpressReply {
+    std::size_t bytes = 0;
+    void* to = nullptr;
+    const OpElem* op = nullptr;
+  };
+  bool express_record(TargetElem* te, am::Buffer& msg, ExpressReply* reply);
+  bool express_element(TargetElem* te, OpElem* op, am::Buffer& msg, ExpressReply* reply);
   Status am_take_error();
   Status am_flush(int rank, bool local_only);
   Status am_flush_all(bool local_only);
