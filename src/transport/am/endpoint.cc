@@ -450,7 +450,10 @@ bool Endpoint::poll_requests() {
   while (!posted_.empty()) {
     const int slot = posted_.front();
     const bool got = progress::test_slot(&slot_req_[static_cast<std::size_t>(slot)], &st, watched);
-    if (watched && *watched != MPI_REQUEST_NULL) watched_pending(watched);
+    // Off the round's straight line: most rounds watch nothing (inline, this call cost empty
+    // PSCW epochs 5 %, by code placement alone).
+    if (watched && *watched != MPI_REQUEST_NULL) [[unlikely]]
+      watched_pending(watched);
     watched = nullptr;  // the handler below may end the transfer it belongs to
     if (!got) break;
     posted_.pop_front();
