@@ -877,15 +877,20 @@ void Window::am_reap_all() {
   am_->table.for_each_target([&](TargetElem* t) { am_reap(t); });
 }
 
-// The reply te answers next is tested in the same host call as the endpoint's request slot
-// (am::watch): each test runs the host's whole progress, and a round that tested the slot and
-// then the reply paid two passes, the reply seen a pass after it came.
+// The reply of te's one operation in flight is tested in the same host call as the endpoint's
+// request slot (am::watch): each test runs the host's whole progress, and a round that tested
+// the slot and then the reply paid two passes, the reply seen a pass after it came. Only a short
+// reply with no data moving besides: a round with fewer tests ends the wait's spins sooner, and
+// over TCP 64 gets of 32 KiB in flight then ran at 170 MB/s against 420-940, the wait yielding
+// and sleeping while the host moved their data.
 void Window::am_watch_reply(TargetElem* te) {
-  for (OpElem* o = te->head; o; o = o->next)
-    if (o->state == OpElem::State::kIssued && o->expects_reply && !o->reply_seen) {
-      if (MPI_Request* r = o->reply_in.pending()) am::watch(r);
-      return;
-    }
+  const OpElem* o = te->head;
+  if (!o || o->next || o->state != OpElem::State::kIssued || !o->expects_reply || o->reply_seen)
+    return;
+  if (o->reply.size() > sizeof(am::Reply) + am::kLateReplyMax || !o->payload.idle() ||
+      !o->batch_payload.idle() || !o->reply_data.idle() || !o->alone_in.empty())
+    return;
+  if (MPI_Request* r = const_cast<OpElem*>(o)->reply_in.pending()) am::watch(r);
 }
 
 void Window::am_wait_elem(AmGuard& g, TargetElem* te) {
