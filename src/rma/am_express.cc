@@ -1,6 +1,6 @@
 // The commonest flush on the message path: one short operation toward the target and nothing
 // else in flight there. It is either a put, get or accumulate of up to 1 KiB posted as a batch
-// record (am_record), or a fetch_and_op, compare_and_swap or short get_accumulate in an
+// record (am_record), or a compare_and_swap or short get_accumulate (fetch_and_op is one) in an
 // operation element of its own. The general path (am_issue, am_send, am_wait_elem, am_reap)
 // chooses a carrier, a batch and a reply form, and reaps the element when its reply came. Here
 // the operation goes as the very request the general path would send (am_promote_record,
@@ -136,14 +136,15 @@ bool Window::express_record(TargetElem* te, am::Buffer& msg, ExpressReply* reply
 bool Window::express_element(TargetElem* te, OpElem* op, am::Buffer& msg, ExpressReply* reply) {
   if (op->state != OpElem::State::kPending || op->user_request != MPI_REQUEST_NULL) return false;
   if (op->kind != Kind::kFop && op->kind != Kind::kCas && op->kind != Kind::kGetAcc) return false;
-  if (!op->ttype->dense || !op->otype || op->bytes > am::kBatchedOpMax ||
-      op->bytes > config().eager_limit || op->bytes > endpoint().inline_room(0))
+  if (!op->ttype->dense || op->bytes > am::kBatchedOpMax || op->bytes > config().eager_limit ||
+      op->bytes > endpoint().inline_room(0))
     return false;
+  const std::size_t data = am::carries_payload(op->kind, op->op == dt::Op::kNoOp) ? op->bytes : 0;
+  if (data && !op->otype) return false;  // (a MPI_NO_OP fetch has no origin buffer)
   std::vector<char>& layout = am_->scratch_layout;
   am::Request r = am_header(te, op, static_cast<uint16_t>(op->flags | am::kFlush), layout);
   if (!layout.empty()) return false;
   const std::size_t cmp = op->kind == Kind::kCas ? op->ttype->elem_size : 0;
-  const std::size_t data = am::carries_payload(op->kind, op->op == dt::Op::kNoOp) ? op->bytes : 0;
   msg = endpoint().buffer();
   msg.resize(sizeof r + cmp + data);
   std::memcpy(msg.data(), &r, sizeof r);

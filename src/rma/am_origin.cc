@@ -888,7 +888,8 @@ void Window::am_watch_reply(TargetElem* te) {
   if (!o || o->next || o->state != OpElem::State::kIssued || !o->expects_reply || o->reply_seen)
     return;
   if (o->reply.size() > sizeof(am::Reply) + am::kLateReplyMax || !o->payload.idle() ||
-      !o->batch_payload.idle() || !o->reply_data.idle() || !o->alone_in.empty())
+      !o->layout_send.idle() || !o->batch_payload.idle() || !o->reply_data.idle() ||
+      !o->alone_in.empty())
     return;
   if (MPI_Request* r = const_cast<OpElem*>(o)->reply_in.pending()) am::watch(r);
 }

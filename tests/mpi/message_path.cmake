@@ -40,14 +40,15 @@ osprey_mpi_variant(pool1.am_batch am_batch MODES am NP 3 ENV ${_tiny_pools})
 # more records than a request holds, atomicity against other origins, a lone one as a request of
 # its own, every synchronization; also with the smallest credits and pools.
 osprey_mpi_test(am_records mpi/am_records.c)
-# One short operation, then a flush: sent without an operation element (Window::am_express_flush);
-# every size around its limits, read back, accumulates racing other origins, lock epochs; also
-# with the smallest credits (replies of gets past the eager limit come apart) and pools.
+osprey_mpi_variant(credits.am_records am_records MODES am ENV ${_tiny_credits})
+osprey_mpi_variant(pool1.am_records am_records MODES am NP 3 ENV ${_tiny_pools})
+# One short operation, then a flush: sent without the general path (Window::am_express_flush);
+# every size around its limits read back, accumulates racing other origins, compare_and_swap,
+# fetch_and_op and get_accumulate with every fetched value known, lock epochs; also with the
+# smallest credits (replies of gets past the eager limit come apart) and pools.
 osprey_mpi_test(am_lone_flush mpi/am_lone_flush.c)
 osprey_mpi_variant(credits.am_lone_flush am_lone_flush MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(pool1.am_lone_flush am_lone_flush MODES am NP 3 ENV ${_tiny_pools})
-osprey_mpi_variant(credits.am_records am_records MODES am ENV ${_tiny_credits})
-osprey_mpi_variant(pool1.am_records am_records MODES am NP 3 ENV ${_tiny_pools})
 # Gets batched: every size and synchronization, data and the gaps between them checked byte
 # by byte, mixed with puts and accumulates; also with the smallest credits and pools.
 osprey_mpi_test(am_get_batch mpi/am_get_batch.c)

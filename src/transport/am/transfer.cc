@@ -236,7 +236,7 @@ MPI_Request* Transfer::pending() {
 }
 
 bool Transfer::test_host() {
-  if (tested.load(std::memory_order_relaxed) == &req_) {
+  if (const MPI_Request* t = tested.load(std::memory_order_relaxed); t && owns(t)) {
     tested.store(nullptr, std::memory_order_relaxed);
     return false;
   }
@@ -270,14 +270,15 @@ void Transfer::finish() {
   drop_type();
 }
 
+bool Transfer::owns(const MPI_Request* r) const {
+  return r == &req_ || (more_ && r >= more_->data() && r < more_->data() + more_->size());
+}
+
 void Transfer::unwatch() const {
-  if (tested.load(std::memory_order_relaxed) == &req_)
+  if (const MPI_Request* t = tested.load(std::memory_order_relaxed); t && owns(t))
     tested.store(nullptr, std::memory_order_relaxed);
   const MPI_Request* w = watched.load(std::memory_order_relaxed);
-  if (!w) return;
-  const bool mine =
-      w == &req_ || (more_ && w >= more_->data() && w < more_->data() + more_->size());
-  if (mine) watched.store(nullptr, std::memory_order_relaxed);
+  if (w && owns(w)) watched.store(nullptr, std::memory_order_relaxed);
 }
 
 void Transfer::drop_type() {

@@ -90,7 +90,10 @@ class Transfer {
  private:
   bool test_host();
   void finish();
-  // Forgets the watched request if it is one of this transfer's.
+  // Whether r is one of this transfer's requests.
+  bool owns(const MPI_Request* r) const;
+  // Forgets the watched request (and the slot test's mark on it) if it is one of this
+  // transfer's.
   void unwatch() const;
   // Frees the layout type of a transfer whose message a slot test completed (watch).
   void drop_type();
