@@ -101,11 +101,8 @@ bool Window::express_record(TargetElem* te, am::Buffer& msg, ExpressReply* reply
   if (rec.separate || rec.bytes > am::kBatchedOpMax ||
       (get ? rec.bytes > config().eager_limit : rec.bytes > endpoint().inline_room(0)))
     return false;
-  // The target type am_promote_record gives the record: bytes, or the accumulate's basic type.
-  const dt::TypeInfo* t = rec.kind != Kind::kAcc
-                              ? dt::predefined(MPI_BYTE)
-                              : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
-  if (!t || t->size <= 0 || rec.bytes % static_cast<uint64_t>(t->size) != 0) return false;
+  const dt::TypeInfo* t = record_type(rec);  // as am_promote_record gives it
+  if (!t) return false;
   am::Request r{};
   r.kind = rec.kind;
   r.op = rec.op;

@@ -717,6 +717,16 @@ void Window::hand_record_gets(TargetElem* te, OpElem* carrier) {
   te->record_reply = 0;
 }
 
+// The target type of a record sent as a request of its own: bytes, or the accumulate's basic
+// type; nullptr if its bytes are not whole elements of it.
+const dt::TypeInfo* Window::record_type(const am::BatchedOp& rec) {
+  const dt::TypeInfo* t = rec.kind != Kind::kAcc
+                              ? dt::predefined(MPI_BYTE)
+                              : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
+  if (!t || t->size <= 0 || rec.bytes % static_cast<uint64_t>(t->size) != 0) return nullptr;
+  return t;
+}
+
 // A lone record goes as an operation of its own: a request without a batch is shorter, and the
 // host sends short messages the cheap way (an 8-byte put + flush sent as a batch of one, whose
 // header cannot be compacted, cost the host's send about 570 instructions more), and the
@@ -724,10 +734,8 @@ void Window::hand_record_gets(TargetElem* te, OpElem* carrier) {
 void Window::am_promote_record(TargetElem* te) {
   am::BatchedOp rec;
   std::memcpy(&rec, te->record_data(), sizeof rec);
-  const dt::TypeInfo* t = rec.kind != Kind::kAcc
-                              ? dt::predefined(MPI_BYTE)
-                              : dt::basic_type(static_cast<dt::Repr>(rec.repr), rec.elem_size);
-  if (!t || t->size <= 0 || rec.bytes % static_cast<uint64_t>(t->size) != 0) return;
+  const dt::TypeInfo* t = record_type(rec);
+  if (!t) return;
   OpElem* o = am_->table.new_op();
   if (!o) return;
   o->kind = rec.kind;

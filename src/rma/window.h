@@ -323,6 +323,7 @@ class Window {
   bool records_ride_with(const TargetElem* te, const OpElem* o) const;
   void am_issue_records(AmGuard& g, TargetElem* te);
   void am_promote_record(TargetElem* te);
+  static const dt::TypeInfo* record_type(const am::BatchedOp& rec);
   static void hand_record_gets(TargetElem* te, OpElem* carrier);
   am::Request am_header(const TargetElem* te, const OpElem* op, uint16_t flags,
                         std::vector<char>& layout);
