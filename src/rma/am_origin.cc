@@ -285,10 +285,12 @@ void Window::am_expect_reply(const TargetElem* te, OpElem* op) {
       inline_reply ? 0 : reply_head_toward(te->rank, result_bytes, op->reply_gets);
   // Large batches of gets into dense buffers: the host scatters the reply, header, the gets'
   // data into their buffers, then this operation's own data.
-  op->scattered = op->record_gets.empty() && am::direct_reply(op->reply_gets, in_reply.size()) &&
-                  std::all_of(in_reply.begin(), in_reply.end(),
-                              [](const OpElem* g) { return g->otype->dense; }) &&
-                  !gets_overlap(in_reply);
+  op->scattered =
+      op->record_gets.empty() &&
+      am::direct_reply(op->reply_gets, in_reply.size(), ci_->local_index(te->rank) >= 0) &&
+      std::all_of(in_reply.begin(), in_reply.end(),
+                  [](const OpElem* g) { return g->otype->dense; }) &&
+      !gets_overlap(in_reply);
   if (op->scattered) {
     op->reply.resize(sizeof(am::Reply) + own);
     std::vector<am::Piece>& pieces = am_->scratch_pieces;

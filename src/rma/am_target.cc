@@ -498,8 +498,8 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
   }
   d.alone.clear();
   const bool own_inline = returns_data(r.kind) && reply_inline(r.bytes);
-  const bool gather =
-      am::direct_reply(in_reply, d.pieces.size()) && (returns_data(r.kind) || !ends_epoch(r));
+  const bool gather = am::direct_reply(in_reply, d.pieces.size(), ci_->local_index(src) >= 0) &&
+                      (returns_data(r.kind) || !ends_epoch(r));
   const uint32_t copied = gather ? 0 : in_reply;
   if (in_reply || own_inline) {
     d.reply = ep.buffer();

@@ -312,8 +312,9 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_OK(MPI_Win_detach(dyn, region));
 
-  /* The same with gets large enough that their data comes in messages of their own. */
-  enum { BIG = 64 << 10, NBIG = 6 };
+  /* The same with gets large enough that their data comes in messages of their own (toward
+   * another node, from 128 KiB). */
+  enum { BIG = 128 << 10, NBIG = 6 };
   unsigned char* bregion = malloc((size_t)BIG * NBIG);
   unsigned char* bgone = malloc(BIG);
   t_fill(bregion, (size_t)BIG * NBIG, t_rank, t_rank, 78);

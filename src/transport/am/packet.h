@@ -155,8 +155,10 @@ constexpr uint32_t kBatchReplyMax = 4 * 1024 * 1024;
 // data tag, ahead of the carrier's own data): contiguous at the sender, which a network
 // transport sends far faster than a gathered message (TCP here: 1.3 against 5.4 GB/s at
 // 1 MiB); between processes of one node the host's shared memory moves one gathered message
-// faster than several (0.7-0.9 of it alone at 64 KiB-1 MiB).
-constexpr uint32_t kBatchedGetAlone = 64 * 1024;
+// faster than several (0.7-0.9 of it alone at 64 KiB-1 MiB). Smaller ones are copied into the
+// reply (direct_reply): over loopback TCP, 64 KiB gets + flush ran 1.2-2x as fast so as alone,
+// 128 KiB 0.5-0.8x.
+constexpr uint32_t kBatchedGetAlone = 128 * 1024;
 constexpr bool alone(uint16_t request_flags, uint32_t get_bytes) {
   return (request_flags & kAloneGets) && get_bytes >= kBatchedGetAlone;
 }
@@ -170,10 +172,13 @@ constexpr uint64_t kLateReplyMax = 256;
 // Whether the `bytes` that `gets` batched gets return are gathered by the host straight from
 // window memory and scattered straight into the origin's buffers (a host datatype over the
 // pieces on each side), rather than copied into the reply and out of it: for large batches of
-// pieces of 1 KiB or more (small pieces cost the host more per byte than a copy). Each side
+// pieces of 1 KiB or more (small pieces cost the host more per byte than a copy), between
+// processes of one node. A network transport sends and receives a gathered message far slower
+// than a copy and a contiguous one (loopback TCP: 8-32 KiB gets + flush or fence 1.1-1.5x
+// with the origin's copy, 2-3.7x with the target's, against gathered both ways). Each side
 // decides for itself: the bytes on the wire are the same.
-constexpr bool direct_reply(uint64_t bytes, uint64_t gets) {
-  return bytes >= 16 * 1024 && bytes >= gets * 1024;
+constexpr bool direct_reply(uint64_t bytes, uint64_t gets, bool node_peer) {
+  return node_peer && bytes >= 16 * 1024 && bytes >= gets * 1024;
 }
 
 // A target layout on the wire: one element's data blocks as the origin decoded them (its
