@@ -489,6 +489,29 @@ uint64_t record_bytes(const OpElem* o) {
   return am::batched_record_bytes(o->kind, static_cast<uint32_t>(o->bytes), by_reference(o));
 }
 
+// The one put by reference among the records from `first` up to the carrier `o`, if it is the
+// only one, its data is within OSPREY_EAGER_LIMIT, the carrier is bare (a synchronization of
+// its own: nothing else goes in the request) and the records fit in `room` with its data
+// copied: such a put is copied into the request instead, one message where its payload made
+// two (a PSCW epoch of one 2 KiB put, whose complete carries it, took 2.2-2.6 us against 1.0
+// for one of 1 KiB).
+const OpElem* lone_reference_copied(const OpElem* first, const OpElem* o, std::size_t room) {
+  if ((o->kind != Kind::kSync && o->kind != Kind::kComplete) || o->ttype) return nullptr;
+  const OpElem* put = nullptr;
+  uint64_t bytes = 0;
+  for (const OpElem* b = first; b != o; b = b->next) {
+    if (by_reference(b)) {
+      if (put) return nullptr;
+      put = b;
+    }
+    bytes += record_bytes(b);
+  }
+  if (!put || put->bytes > config().eager_limit) return nullptr;
+  const uint32_t n = static_cast<uint32_t>(put->bytes);
+  bytes += am::batched_record_bytes(Kind::kPut, n, false) - record_bytes(put);
+  return bytes <= room ? put : nullptr;
+}
+
 }  // namespace
 
 // The bytes of batch records a request may carry besides a carrier of its own: the slot but for
@@ -556,6 +579,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     const bool fits = !data || o->bytes > config().eager_limit || o->bytes <= room - bytes;
     if (!same_gate(o, first) || !fits) o = prev;
   }
+  const OpElem* copied = lone_reference_copied(first, o, room - taken);
   std::vector<OpElem*>& batched_gets = am_->scratch_gets;
   std::vector<OpElem*>& batched_puts = am_->scratch_puts;
   batched_gets.clear();
@@ -564,7 +588,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
   for (OpElem* b = first; b != o; b = b->next) {
     const std::size_t at = msg.size();
     const uint32_t n = static_cast<uint32_t>(b->bytes);
-    b->by_reference = by_reference(b);
+    b->by_reference = by_reference(b) && b != copied;
     msg.resize(at + am::batched_record_bytes(b->kind, n, b->by_reference));
     char* data = place_record(msg.data() + at, b->kind, b->op, *b->ttype, b->flags & am::kDynamic,
                               b->where, n, b->by_reference);

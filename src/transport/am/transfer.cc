@@ -209,6 +209,7 @@ std::vector<dt::ByteLayout> cut(const Piece* pieces, int n, std::size_t piece) {
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n,
                            std::size_t piece) {
   if (piece) return Transfer::pieces(comm, src, tag, cut(pieces, n, piece), true);
+  if (n == 1) return receive(comm, src, tag, const_cast<void*>(pieces[0].p), pieces[0].n, 0);
   Transfer x;
   x.receive_ = true;
   MPI_Datatype t = pieces_type(pieces, n);
@@ -220,6 +221,9 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces,
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n,
                         std::size_t piece) {
   if (piece) return Transfer::pieces(comm, dest, tag, cut(pieces, n, piece), false);
+  // One piece needs no datatype (building and committing one cost a PSCW epoch's lone 8 KiB
+  // put 0.3 us between its request and its payload).
+  if (n == 1) return send(comm, dest, tag, pieces[0].p, pieces[0].n);
   Transfer x;
   MPI_Datatype t = pieces_type(pieces, n);
   PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, comm, &x.req_);
