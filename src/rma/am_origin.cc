@@ -336,6 +336,7 @@ void Window::am_send(TargetElem* te, OpElem* op, uint16_t extra_flags, am::Buffe
     r.epoch = am_->mark_epoch;
     r.fence_bits = am_->mark_bits;
   }
+  if (op->completes) r.fence_bits = am::kCompletesEpoch;
   const std::size_t batch = msg.size() - sizeof(am::Request);
   op->batch_reply = batch_reply;
   op->expects_reply =

@@ -83,7 +83,7 @@ bool returns_data(Kind k) {
 // Whether r ends the origin's epoch here (unlock, PSCW complete, a fence mark): window memory
 // may change once it retired, so nothing may still be read from there by then.
 bool ends_epoch(const am::Request& r) {
-  return (r.flags & (am::kUnlock | am::kFenceMark)) || r.kind == Kind::kComplete;
+  return (r.flags & (am::kUnlock | am::kFenceMark)) || am::completes_pscw(r);
 }
 
 }  // namespace
@@ -634,7 +634,7 @@ bool Window::am_retire(am::Endpoint& ep, int src, OriginState& os, Deferred& d) 
     if (os.window_sends) return false;
   }
   if (d.status && !d.replied && !r.reply_tag && !os.error) os.error = d.status;
-  if (r.kind == Kind::kComplete) ++am_->pscw_completes;
+  if (am::completes_pscw(r)) ++am_->pscw_completes;
   if (r.flags & am::kUnlock)
     shm_lock::release(os.lock, view_.lock(static_cast<uint32_t>(ci_->node_rank())));
   if (!d.replied && r.reply_tag) {

@@ -196,7 +196,7 @@ void OpElem::reset() {
   batch_puts.clear();
   record_gets.clear();
   batch_reply = 0;
-  in_batch = scattered = by_reference = false;
+  in_batch = scattered = by_reference = completes = false;
   own_data.clear();
   user_request = MPI_REQUEST_NULL;
   embedded = false;

@@ -77,6 +77,7 @@ struct OpElem {
   bool in_batch = false;       // in another request's batch: completed by that request
   bool by_reference = false;   // a put in a batch whose data goes in the batch payload
   bool scattered = false;      // its reply put the batched gets' data in place itself
+  bool completes = false;      // the last of a PSCW access epoch: carries its complete
   std::vector<char> own_data;  // a lone record's data, sent as this operation's (am_promote_record)
   MPI_Request user_request = MPI_REQUEST_NULL;  // request-based calls: completed here
   bool embedded = false;  // a target element's own sync request, never in a pool

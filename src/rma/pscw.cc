@@ -179,10 +179,21 @@ void PscwEpochs::complete_words(const TargetView& t) {
 }
 
 void PscwEpochs::send_complete(int target) {
-  // A complete request after the operations: the target counts it once all of them ran.
+  // A complete request after the operations: the target counts it once all of them ran. An
+  // epoch's last operation not yet sent carries it instead (one message where an accumulate of
+  // 2-8 KiB and its complete took two: 1.4-2.1 us an epoch against 1.0 for 1 KiB in records).
   Window::AmGuard g(w_.am_->mu);
   TargetElem* te = w_.am_target_elem(g, target);
   ++te->busy;
+  if (OpElem* last = te->tail; last && last->state == OpElem::State::kPending &&
+                               last->kind != am::Kind::kSync && last->kind != am::Kind::kComplete &&
+                               (last->flags & am::kPscwEpoch) &&
+                               last->epoch == w_.am_->pscw_starts[target]) {
+    last->completes = true;
+    w_.am_issue(g, te, 0);
+    --te->busy;
+    return;
+  }
   OpElem* op = w_.am_sync_elem(g, te);
   op->kind = am::Kind::kComplete;
   op->flags = am::kPscwEpoch;

@@ -16,6 +16,7 @@ osprey_mpi_variant(pool1.am_outstanding am_outstanding MODES am ENV ${_tiny_pool
 osprey_mpi_variant(pool1.lockall_flush lockall_flush MODES am mixed NP 3 4 ENV ${_tiny_pools})
 osprey_mpi_variant(pool1.acc_counters acc_counters MODES am NP 2 ENV ${_tiny_pools})
 osprey_mpi_variant(pool1.pscw_ring pscw_ring MODES am ENV ${_tiny_pools})
+osprey_mpi_variant(pool1.pscw_last_op pscw_last_op MODES am NP 3 ENV ${_tiny_pools})
 # The smallest credit settings: two receive slots, one credit per peer, nothing banked.
 set(_tiny_credits "OSPREY_RECV_SLOTS=2;OSPREY_CREDITS_PER_PEER=1;OSPREY_BANKED_CREDITS=0;OSPREY_EAGER_LIMIT=64")
 osprey_mpi_variant(credits.am_flood am_flood MODES am ENV ${_tiny_credits})

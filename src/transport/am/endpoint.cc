@@ -493,7 +493,7 @@ bool Endpoint::poll_requests() {
     // reposted next round, so the next poll takes them in order; until then they wait in the
     // host for this process's next osprey call.
     const bool signal =
-        r->kind == Kind::kFence || r->kind == Kind::kComplete || (r->flags & kFenceMark) != 0;
+        r->kind == Kind::kFence || completes_pscw(*r) || (r->flags & kFenceMark) != 0;
     const bool done =
         handler_->on_request(*this, st.MPI_SOURCE, msg, static_cast<std::size_t>(count));
     if (done) finished(st.MPI_SOURCE);

@@ -62,12 +62,17 @@ enum : uint16_t {
 // the target, so a slot is only overwritten after every earlier request that named it ran.
 constexpr uint32_t kLayoutSlots = 32;
 
+// In Request::fence_bits of a kPscwEpoch request: it also completes the sender's access epoch,
+// as a kComplete request after it would (the epoch's last operation carries the complete).
+constexpr uint8_t kCompletesEpoch = 1;
+
 struct Request {
   Kind kind;
   uint8_t op;  // dt::Op of accumulate-style requests
   uint16_t flags;
   uint8_t repr;        // dt::Repr of the basic elements
-  uint8_t fence_bits;  // kFenceMark: the sender's fence_collective_bits (rma/fence.h)
+  uint8_t fence_bits;  // kFenceMark: the sender's fence_collective_bits (rma/fence.h);
+                       // kPscwEpoch: kCompletesEpoch or 0
   uint8_t pad0[2];
   uint32_t elem_size;     // data bytes of one basic element
   uint32_t batch_reply;   // kBatched: data bytes the batched gets return (sum of their bytes)
@@ -87,6 +92,12 @@ struct Request {
   uint32_t batch_bytes;   // kBatched: bytes of BatchedOp records right after the header
 };
 static_assert(sizeof(Request) % 8 == 0 && sizeof(Request) <= 96);
+// Whether r completes its sender's PSCW access epoch here (a complete, or the epoch's last
+// operation carrying it).
+constexpr bool completes_pscw(const Request& r) {
+  return r.kind == Kind::kComplete ||
+         ((r.flags & (kPscwEpoch | kFenceMark)) == kPscwEpoch && r.fence_bits == kCompletesEpoch);
+}
 
 // Requests with a little inline data travel with a shorter header: a put, accumulate,
 // fetch_and_op or compare_and_swap of a dense target, with no layout, batch or separate
