@@ -580,7 +580,7 @@ OpElem* Window::am_batch(TargetElem* te, OpElem* first, am::Buffer& msg, uint32_
     const bool fits = !data || o->bytes > config().eager_limit || o->bytes <= room - bytes;
     if (!same_gate(o, first) || !fits) o = prev;
   }
-  const OpElem* copied = lone_reference_copied(first, o, room - taken);
+  const OpElem* copied = lone_reference_copied(first, o, taken < room ? room - taken : 0);
   std::vector<OpElem*>& batched_gets = am_->scratch_gets;
   std::vector<OpElem*>& batched_puts = am_->scratch_puts;
   batched_gets.clear();

@@ -80,6 +80,10 @@ bool returns_data(Kind k) {
   return k == Kind::kGet || k == Kind::kGetAcc || k == Kind::kFop || k == Kind::kCas;
 }
 
+// Toward another node, a get's scattered window data up to this size is packed before it is
+// sent (am_run).
+constexpr uint64_t kPackedGetMax = 64 << 20;
+
 // Whether r ends the origin's epoch here (unlock, PSCW complete, a fence mark): window memory
 // may change once it retired, so nothing may still be read from there by then.
 bool ends_epoch(const am::Request& r) {
@@ -555,8 +559,9 @@ void Window::am_run(am::Endpoint& ep, int src, OriginState& os, Deferred& d) {
     if (!st.ok()) return;
     const std::size_t piece = remote_piece_toward(src, r.bytes);  // as the origin expects
     // A network transport sends a gathered message far slower than a copy and a contiguous
-    // one (packet.h, direct_reply): toward another node scattered window data is packed.
-    if (from_window && (layout.dense || ci_->local_index(src) >= 0)) {
+    // one (packet.h, direct_reply): toward another node scattered window data is packed, up
+    // to kPackedGetMax (a larger one would need as much memory again).
+    if (from_window && (layout.dense || ci_->local_index(src) >= 0 || r.bytes > kPackedGetMax)) {
       ep.send_layout(src, r.data_tag + 2, base, count, layout, &os.window_sends, piece, head);
     } else {
       am::Buffer packed = ep.buffer();

@@ -167,8 +167,8 @@ constexpr uint32_t kBatchReplyMax = 4 * 1024 * 1024;
 // transport sends far faster than a gathered message (TCP here: 1.3 against 5.4 GB/s at
 // 1 MiB); between processes of one node the host's shared memory moves one gathered message
 // faster than several (0.7-0.9 of it alone at 64 KiB-1 MiB). Smaller ones are copied into the
-// reply (direct_reply): over loopback TCP, 64 KiB gets + flush ran 1.2-2x as fast so as alone,
-// 128 KiB 0.5-0.8x.
+// reply (direct_reply): over loopback TCP, 64 KiB gets + flush ran 1.2-2x as fast copied as
+// alone, 128 KiB 0.5-0.8x.
 constexpr uint32_t kBatchedGetAlone = 128 * 1024;
 constexpr bool alone(uint16_t request_flags, uint32_t get_bytes) {
   return (request_flags & kAloneGets) && get_bytes >= kBatchedGetAlone;
