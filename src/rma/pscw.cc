@@ -190,16 +190,14 @@ void PscwEpochs::send_complete(int target) {
                                (last->flags & am::kPscwEpoch) &&
                                last->epoch == w_.am_->pscw_starts[target]) {
     last->completes = true;
-    w_.am_issue(g, te, 0);
-    --te->busy;
-    return;
+  } else {
+    OpElem* op = w_.am_sync_elem(g, te);
+    op->kind = am::Kind::kComplete;
+    op->flags = am::kPscwEpoch;
+    op->epoch = w_.am_->pscw_starts[target];
+    w_.am_->table.append(te, op);
+    ++te->pending;
   }
-  OpElem* op = w_.am_sync_elem(g, te);
-  op->kind = am::Kind::kComplete;
-  op->flags = am::kPscwEpoch;
-  op->epoch = w_.am_->pscw_starts[target];
-  w_.am_->table.append(te, op);
-  ++te->pending;
   w_.am_issue(g, te, 0);
   --te->busy;
 }

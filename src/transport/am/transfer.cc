@@ -73,6 +73,14 @@ MPI_Datatype pieces_type(const Piece* pieces, int n) {
   return t;
 }
 
+dt::ByteLayout pieces_layout(const Piece* pieces, int n) {
+  // One piece needs no datatype (building and committing one cost a PSCW epoch's lone 8 KiB
+  // put 0.3 us between its request and its payload).
+  if (n == 1 && pieces[0].n <= static_cast<std::size_t>(INT_MAX))
+    return {const_cast<void*>(pieces[0].p), static_cast<int>(pieces[0].n), MPI_BYTE, false};
+  return {MPI_BOTTOM, 1, pieces_type(pieces, n), true};
+}
+
 void watch(MPI_Request* r) {
   if (!progress::concurrent_threads.load(std::memory_order_relaxed))
     watched.store(r, std::memory_order_relaxed);
@@ -180,12 +188,7 @@ std::vector<dt::ByteLayout> cut(const Piece* pieces, int n, std::size_t piece) {
   std::vector<Piece> message;
   std::size_t room = piece;
   auto close = [&] {
-    dt::ByteLayout l;
-    l.addr = MPI_BOTTOM;
-    l.count = 1;
-    l.type = pieces_type(message.data(), static_cast<int>(message.size()));
-    l.owned = true;
-    out.push_back(l);
+    out.push_back(pieces_layout(message.data(), static_cast<int>(message.size())));
     message.clear();
     room = piece;
   };
@@ -209,25 +212,21 @@ std::vector<dt::ByteLayout> cut(const Piece* pieces, int n, std::size_t piece) {
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, const Piece* pieces, int n,
                            std::size_t piece) {
   if (piece) return Transfer::pieces(comm, src, tag, cut(pieces, n, piece), true);
-  if (n == 1) return receive(comm, src, tag, const_cast<void*>(pieces[0].p), pieces[0].n, 0);
   Transfer x;
   x.receive_ = true;
-  MPI_Datatype t = pieces_type(pieces, n);
-  PMPI_Irecv(MPI_BOTTOM, 1, t, src, tag, comm, &x.req_);
-  PMPI_Type_free(&t);  // a datatype may be freed while a receive that uses it is pending
+  dt::ByteLayout l = pieces_layout(pieces, n);
+  PMPI_Irecv(l.addr, l.count, l.type, src, tag, comm, &x.req_);
+  dt::release(l);  // a datatype may be freed while a receive that uses it is pending
   return x;
 }
 
 Transfer Transfer::send(MPI_Comm comm, int dest, int tag, const Piece* pieces, int n,
                         std::size_t piece) {
   if (piece) return Transfer::pieces(comm, dest, tag, cut(pieces, n, piece), false);
-  // One piece needs no datatype (building and committing one cost a PSCW epoch's lone 8 KiB
-  // put 0.3 us between its request and its payload).
-  if (n == 1) return send(comm, dest, tag, pieces[0].p, pieces[0].n);
   Transfer x;
-  MPI_Datatype t = pieces_type(pieces, n);
-  PMPI_Isend(MPI_BOTTOM, 1, t, dest, tag, comm, &x.req_);
-  PMPI_Type_free(&t);  // a datatype may be freed while a send that uses it is pending
+  dt::ByteLayout l = pieces_layout(pieces, n);
+  PMPI_Isend(l.addr, l.count, l.type, dest, tag, comm, &x.req_);
+  dt::release(l);  // a datatype may be freed while a send that uses it is pending
   return x;
 }
 

@@ -29,6 +29,9 @@ struct Piece {
 // A host datatype over the pieces (absolute addresses: use with MPI_BOTTOM), to free by the
 // caller; every piece below INT_MAX bytes.
 MPI_Datatype pieces_type(const Piece* pieces, int n);
+// The pieces as one message's buffer and type: one piece as bytes, more through pieces_type
+// (owned: to free once the call that uses it returned).
+dt::ByteLayout pieces_layout(const Piece* pieces, int n);
 
 // Toward a rank on another node: the piece a message of `bytes` is cut into, or 0 to send it
 // whole. Over a network transport the host's rendezvous for messages past its eager size costs
