@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 
 #include "datatype/flatten.h"
 #include "util/small_vec.h"
@@ -28,6 +30,22 @@ struct ConstructorKey {
 
 // The key of constructor c; false if c is not keyed (see above).
 bool constructor_key(const Contents& c, ConstructorKey* k);
+
+// The same key from a constructor's arguments as the program passed them (type_constructors.cc
+// in the binding): `ints` in pieces (a count, then an array of them...), each list in the order
+// MPI_Type_get_contents reports it, so that a type keyed here and one keyed from the host's
+// answers match when they were built alike.
+bool constructor_key(int comb, std::initializer_list<std::span<const int>> ints,
+                     std::span<const MPI_Aint> aints, std::span<const MPI_Datatype> types,
+                     ConstructorKey* k);
+
+// The program has just built t with the constructor keyed k: if a type built alike was decoded,
+// that decoding is t's from now on (type_cache.cc), and t's first RMA call neither asks the host
+// about its constructor nor looks in this memo.
+void adopt_decoding(MPI_Datatype t, const ConstructorKey& k);
+
+// Whether any decoding is kept: before the first, a new type cannot be matched and is not keyed.
+bool memo_in_use();
 
 // The decoding kept for an equal key, retained for the caller; nullptr if none.
 const TypeInfo* memo_find(const ConstructorKey& k);

@@ -73,6 +73,10 @@ const TypeInfo* lookup_derived(MPI_Datatype t, Status* err) {
 
 }  // namespace detail
 
+void adopt_decoding(MPI_Datatype t, const ConstructorKey& k) {
+  if (const TypeInfo* same = memo_find(k)) enter(t, same);
+}
+
 void forget(MPI_Datatype t) {
   const uint64_t key = handle_key(t);
   if (!cache().find(key)) return;  // most frees: osprey's own layout types, never cached
