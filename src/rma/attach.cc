@@ -66,7 +66,8 @@ Status Window::detach(const void* base) {
   return kOk;
 }
 
-Status Window::resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where) {
+Status Window::resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where,
+                               DynamicTarget* hint) {
   shm::AttachLookup f;
   const uint32_t local = static_cast<uint32_t>(t.local);
   OSPREY_TRY(attach_.find(local, lo, hi, &f));
@@ -83,6 +84,7 @@ Status Window::resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t
       OSPREY_TRY(stage_.settle(t));
     }
   }
+  if (hint) *hint = {f.seq, f.region.base, f.region.base + f.region.len, at, f.region.file_base};
   t.path = direct_path();
   t.dynamic = false;
   t.cpu_atomics = true;

@@ -112,7 +112,10 @@ Status Window::locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::T
     // message path checks when the request may run (it may attach until its epoch begins).
     *where = static_cast<uint64_t>(base);
     if (t.path->messages()) return kOk;
-    return resolve_dynamic(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi), where);
+    // What this origin resolved is its fast path's from now on (a target serving requests
+    // for its own memory, am_target.cc, may run on the progress thread: it keeps nothing).
+    return resolve_dynamic(t, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi), where,
+                           dynamic_fast_.empty() ? nullptr : &dynamic_fast_[t.local]);
   }
   if (lo < 0 || hi > static_cast<__int128>(t.size))
     return Err(MPI_ERR_RMA_RANGE, "osprey: access reaches past the target's window");

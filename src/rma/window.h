@@ -205,6 +205,7 @@ class Window {
   // The same for `count` elements of a derived type at `disp`: where element 0's extent starts
   // (data at the type's own offsets from there), or nullptr.
   char* fast_typed_address(int rank, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& t);
+  inline char* fast_atomic_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
   // True when nothing else may update rank's window memory meanwhile: this process holds an
   // exclusive lock on it (so no other origin has an epoch there) and issues from one thread.
   inline bool sole_updater(int rank);
@@ -257,9 +258,19 @@ class Window {
   // to the direct path over the file mapped here (CPU atomics, like every rank reaching it).
   Status locate(TargetView& t, MPI_Aint disp, MPI_Count count, const dt::TypeInfo& tt,
                 uint64_t* where);
+  // The shared region a dynamic window's direct access resolved to. The fast path takes puts
+  // and gets inside it while the target's attach table is unchanged (its sequence word, `seq`)
+  // and no accumulate of this process is staged (what resolve_dynamic settles first).
+  struct DynamicTarget {
+    uint64_t seq = 1;  // odd: nothing resolved
+    uint64_t lo = 0, hi = 0;
+    char* at = nullptr;  // where the region's file starts here
+    uint64_t file_base = 0;
+  };
   // A dynamic window: whether [lo, hi) is attached at t, and the switch above (*where becomes
-  // the offset in the region's file).
-  Status resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where);
+  // the offset in the region's file; *hint, if given, the region so resolved).
+  Status resolve_dynamic(TargetView& t, uint64_t lo, uint64_t hi, uint64_t* where,
+                         DynamicTarget* hint = nullptr);
   // Applies an accumulate-style operation to every basic element of its target region, in
   // memory mapped here (also the message-path target's own memory) or by cross-memory attach.
   Status apply_direct(const TargetView& t, const RmaOp& op);
@@ -441,6 +452,9 @@ class Window {
     int64_t disp_unit;
   };
   std::vector<FastTarget> fast_;
+  // A dynamic window's node-local targets (without MPI_THREAD_MULTIPLE), by node-local index.
+  std::vector<DynamicTarget> dynamic_fast_;
+  inline char* fast_dynamic_address(unsigned local, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
   int fast_first_ = 0;        // comm rank of node-local index 0, when node ranks are contiguous
   uint32_t node_rank_ = 0;    // this process's node-local index (its row of in-flight counters)
   std::size_t bulk_min_ = 2;  // elements from which accumulates run as plain loops (acc_gate.h)

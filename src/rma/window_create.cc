@@ -228,8 +228,11 @@ void Window::release_user_memory() {
 void Window::setup_fast_targets() {
   const bool segment = flavor_ == Flavor::kAllocate || flavor_ == Flavor::kShared;
   // MPI_Win_create over MPI_Alloc_mem memory that the node shares: its ranks are served like
-  // segment memory; ranks over private memory get a size the fast path never fits.
-  if (force_am_ || (!segment && !(flavor_ == Flavor::kCreate && user_shared_))) return;
+  // segment memory; ranks over private memory get a size the fast path never fits. A dynamic
+  // window's puts and gets take the regions its general path resolved (DynamicTarget), when its
+  // node peers' path is the cross-memory one, whose lock and PSCW words the fast path's are.
+  const bool dynamic = flavor_ == Flavor::kDynamic && !threads_ && ci_->cma_ok();
+  if (force_am_ || (!segment && !dynamic && !(flavor_ == Flavor::kCreate && user_shared_))) return;
   const int n = ci_->node_size(), first = ci_->comm_rank_of_local(0);
   for (int i = 0; i < n; ++i)
     if (ci_->comm_rank_of_local(i) != first + i) return;  // node ranks not contiguous
@@ -247,6 +250,7 @@ void Window::setup_fast_targets() {
       f = {nullptr, -1, ri.disp_unit};
     }
   }
+  if (dynamic) dynamic_fast_.resize(static_cast<size_t>(n));
   fast_first_ = first;
   fast_count_ = n;
 }

@@ -89,6 +89,8 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
     default:
       return nullptr;
   }
+  if (!dynamic_fast_.empty()) [[unlikely]]
+    return fast_dynamic_address(local, disp, bytes, true_lb);
   const FastTarget& f = fast_[local];
   int64_t off;
   if (__builtin_mul_overflow(disp, f.disp_unit, &off)) return nullptr;
@@ -96,6 +98,23 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
   if (__builtin_add_overflow(off, true_lb, &off)) return nullptr;
   if (off < 0 || off > f.size || bytes > f.size - off) return nullptr;
   return f.base + off;
+}
+
+inline char* Window::fast_dynamic_address(unsigned local, MPI_Aint disp, int64_t bytes,
+                                          MPI_Aint true_lb) {
+  const DynamicTarget& d = dynamic_fast_[local];
+  // disp is an address in the target (non-negative, checked by the caller)
+  const __int128 lo = static_cast<__int128>(disp) + true_lb, hi = lo + bytes;
+  if (lo < static_cast<__int128>(d.lo) || hi > static_cast<__int128>(d.hi) || stage_.pending() ||
+      attach_.seq(local) != d.seq)
+    return nullptr;
+  return d.at + static_cast<uint64_t>(lo - static_cast<__int128>(d.file_base));
+}
+
+// Accumulate-style operations on a dynamic window stay on the general path, whose direct
+// path keys its lock stripes by the owner's addresses (resolve_dynamic).
+inline char* Window::fast_atomic_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb) {
+  return dynamic_fast_.empty() ? fast_address(rank, disp, bytes, true_lb) : nullptr;
 }
 
 inline char* Window::fast_typed_address(int rank, MPI_Aint disp, MPI_Count count,
@@ -143,7 +162,7 @@ inline bool Window::accumulate_direct(const void* origin, MPI_Count ocount, MPI_
   int64_t n;
   if (t && ttype == otype && ocount == tcount && ocount > 0 && t->atomic_width && t->dense &&
       dt::takes(*t, o) && !__builtin_mul_overflow(ocount, t->size, &n)) {
-    char* te = fast_address(rank, disp, n, t->true_lb);
+    char* te = fast_atomic_address(rank, disp, n, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
       const char* oe = static_cast<const char*>(origin) + t->true_lb;
       const uint32_t local = static_cast<uint32_t>(rank - fast_first_);
@@ -183,7 +202,7 @@ inline bool Window::get_accumulate_direct(const void* origin, MPI_Count ocount, 
   if (t && rtype == ttype && rcount == tcount && tcount > 0 &&
       (no_op || (otype == ttype && ocount == tcount)) && t->atomic_width && t->dense &&
       dt::takes(*t, o) && !__builtin_mul_overflow(tcount, t->size, &n)) {
-    char* te = fast_address(rank, disp, n, t->true_lb);
+    char* te = fast_atomic_address(rank, disp, n, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
       char* re = static_cast<char*>(result) + t->true_lb;
       const char* oe = no_op ? te : static_cast<const char*>(origin) + t->true_lb;
@@ -231,7 +250,7 @@ inline bool Window::fetch_and_op_direct(const void* origin, void* result, MPI_Da
   const dt::TypeInfo* t = dt::predefined(type);
   const dt::Op o = dt::to_op(op);
   if (t && t->atomic_width && dt::takes(*t, o)) {
-    char* te = fast_address(rank, disp, t->size, t->true_lb);
+    char* te = fast_atomic_address(rank, disp, t->size, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
       atomic_one(static_cast<uint32_t>(rank - fast_first_), *t, o, te, origin, result);
       return true;
@@ -246,7 +265,7 @@ inline bool Window::compare_and_swap_direct(const void* origin, const void* comp
   if (t && t->atomic_width && t->atomic_width <= 8 &&
       (t->cat == dt::Category::kInteger || t->cat == dt::Category::kLogical ||
        t->cat == dt::Category::kByte)) {
-    char* te = fast_address(rank, disp, t->size, t->true_lb);
+    char* te = fast_atomic_address(rank, disp, t->size, t->true_lb);
     if (te && aligned_for_atomic(te, *t)) {
       SingleOpGuard single(view_, node_rank_, static_cast<uint32_t>(rank - fast_first_));
       auto cas = [&](auto zero) {

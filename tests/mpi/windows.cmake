@@ -88,6 +88,7 @@ osprey_mpi_variant(cma.create_in_place create_in_place NP 3 MODES auto ENV OSPRE
 # Dynamic windows over attached memory moved into shared memory at attach, MPI_Alloc_mem
 # memory, private memory, and accesses across two regions; attach and detach over many rounds.
 osprey_mpi_test(dynamic_shared mpi/dynamic_shared.c NP 2 3 4)
+osprey_mpi_test(dynamic_reattach mpi/dynamic_reattach.c NP 2 4)
 osprey_mpi_variant(cma.dynamic_shared dynamic_shared NP 3 MODES auto ENV OSPREY_SHARE_IN_PLACE=0)
 # Small operations toward node peers' private memory, served by the target or taken back and
 # applied by cross-memory attach, racing each other and whole-region accumulates. Forced not

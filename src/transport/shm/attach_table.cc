@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "progress/backoff.h"
 
@@ -86,6 +87,7 @@ void AttachTables::init(AttachTableHeader* headers, uint32_t nranks, uint32_t me
   headers_ = headers;
   me_ = me;
   current_ = std::vector<std::atomic<const Mapping*>>(nranks);
+  hints_ = std::make_unique<Hint[]>(nranks);
 }
 
 Status AttachTables::grow(uint32_t capacity) {
@@ -208,13 +210,14 @@ Status AttachTables::remap(uint32_t local, uint64_t seq) {
 }
 
 template <class Read>
-Status AttachTables::read_table(uint32_t local, Read read) {
+Status AttachTables::read_table(uint32_t local, Read read, uint64_t* seq) {
   const AttachTableHeader& h = headers_[local];
-  progress::Backoff b;  // the owner is between two stores; a dead owner is noticed
+  std::optional<progress::Backoff> b;  // the owner is between two stores; a dead owner is noticed
   for (;;) {
     const uint64_t s1 = h.seq.load(std::memory_order_acquire);
     if (s1 & 1) {
-      b.pause();
+      if (!b) b.emplace();
+      b->pause();
       continue;
     }
     const AttachEntry* entries = nullptr;
@@ -230,14 +233,49 @@ Status AttachTables::read_table(uint32_t local, Read read) {
       n = std::min(h.count.load(std::memory_order_acquire), m->capacity);
     }
     read(entries, n);
-    if (h.seq.load(std::memory_order_relaxed) == s1) return kOk;
+    if (h.seq.load(std::memory_order_relaxed) == s1) {
+      if (seq) *seq = s1;
+      return kOk;
+    }
   }
 }
 
+bool AttachTables::hinted(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out) const {
+  const Hint& k = hints_[local];
+  const uint32_t v = k.version.load(std::memory_order_acquire);
+  const uint64_t now = headers_[local].seq.load(std::memory_order_acquire);
+  if ((v & 1) || now != k.seq.load(std::memory_order_relaxed)) return false;
+  const AttachedRegion r = load_entry(k.region);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (k.version.load(std::memory_order_relaxed) != v || lo < r.base || hi > r.base + r.len)
+    return false;
+  out->inside = out->single = true;
+  out->shared = r.shared();
+  out->region = r;
+  out->seq = now;
+  return true;
+}
+
+void AttachTables::keep_hint(uint32_t local, uint64_t seq, const AttachedRegion& r) {
+  Hint& k = hints_[local];
+  uint32_t v = k.version.load(std::memory_order_relaxed);
+  if ((v & 1) || !k.version.compare_exchange_strong(v, v + 1, std::memory_order_acquire)) return;
+  std::atomic_thread_fence(std::memory_order_release);
+  k.seq.store(seq, std::memory_order_relaxed);
+  store_entry(k.region, r);
+  k.version.store(v + 2, std::memory_order_release);
+}
+
 Status AttachTables::find(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out) {
-  return read_table(local, [&](const AttachEntry* e, uint32_t n) {
-    *out = n ? search(e, n, lo, hi) : AttachLookup{};
-  });
+  if (hinted(local, lo, hi, out)) return kOk;
+  uint64_t seq = 0;
+  OSPREY_TRY(read_table(
+      local,
+      [&](const AttachEntry* e, uint32_t n) { *out = n ? search(e, n, lo, hi) : AttachLookup{}; },
+      &seq));
+  out->seq = seq;
+  if (out->inside && out->single) keep_hint(local, seq, out->region);
+  return kOk;
 }
 
 Status AttachTables::holds(uint32_t local, uint64_t id, bool* held) {

@@ -46,6 +46,7 @@ struct AttachLookup {
   bool single = false;  // within one region, `region`
   bool shared = false;  // some region it touches is shared
   AttachedRegion region;
+  uint64_t seq = 1;  // the table's sequence word the answer holds under (AttachTables::seq)
 };
 
 class AttachTables {
@@ -69,6 +70,9 @@ class AttachTables {
 
   // Any node-local rank's table: where [lo, hi) lies.
   Status find(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out);
+  // Rank local's sequence word now: while it is what a lookup's answer came with, the rank
+  // has attached and detached nothing since.
+  uint64_t seq(uint32_t local) const { return headers_[local].seq.load(std::memory_order_acquire); }
   // Whether the rank still has the region with this id attached.
   Status holds(uint32_t local, uint64_t id, bool* held);
 
@@ -81,15 +85,29 @@ class AttachTables {
     const AttachEntry* entries = nullptr;
     Segment seg;
   };
+  // A rank's last lookup that fell inside one region: while the rank's sequence word stays
+  // where it was then (every attach and detach moves it), an access inside that region is
+  // answered without reading the table. A sequence lock of its own, since threads may look
+  // up at once; a writer that finds it taken leaves it.
+  struct Hint {
+    std::atomic<uint32_t> version{0};  // odd while written
+    std::atomic<uint64_t> seq{1};      // the table's sequence word it was read under (odd: none)
+    AttachEntry region{};
+  };
+  bool hinted(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out) const;
+  void keep_hint(uint32_t local, uint64_t seq, const AttachedRegion& r);
+
   Status remap(uint32_t local, uint64_t seq);
-  // Runs read(entries, n) under rank local's sequence lock until it reads a stable table.
+  // Runs read(entries, n) under rank local's sequence lock until it reads a stable table;
+  // *seq: the sequence word that table was read under.
   template <class Read>
-  Status read_table(uint32_t local, Read read);
+  Status read_table(uint32_t local, Read read, uint64_t* seq = nullptr);
   Status grow(uint32_t capacity);
 
   AttachTableHeader* headers_ = nullptr;
   uint32_t me_ = 0;
   std::vector<std::atomic<const Mapping*>> current_;  // per rank, the newest mapping seen
+  std::unique_ptr<Hint[]> hints_;                     // per rank
   std::vector<std::unique_ptr<Mapping>> mappings_;    // every mapping, until destruction
   std::mutex map_mu_;                                 // guards mappings_ and remapping
   // Owner side.
