@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kSlots = 64;
 
 struct Slot {
-  uint64_t hash = 0;
+  std::atomic<uint64_t> hash{0};  // read without the lock first: a miss takes none
   std::vector<uint64_t> words;
   const TypeInfo* info = nullptr;
 };
@@ -31,7 +31,7 @@ struct Memo {
 Memo& memo = *new Memo;
 
 bool same_key(const Slot& s, const ConstructorKey& k) {
-  return s.hash == k.hash && s.words.size() == k.words.size() &&
+  return s.hash.load(std::memory_order_relaxed) == k.hash && s.words.size() == k.words.size() &&
          std::memcmp(s.words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
 }
 
@@ -113,6 +113,9 @@ bool memo_in_use() {
 
 const TypeInfo* memo_find(const ConstructorKey& k) {
   Slot& s = memo.slots[k.hash % kSlots];
+  // Most constructors a program calls were never decoded (types for point-to-point): they
+  // should not meet on the lock, from many threads.
+  if (s.hash.load(std::memory_order_relaxed) != k.hash) return nullptr;
   memo.mu.lock();
   const TypeInfo* found = s.info && same_key(s, k) ? s.info : nullptr;
   if (found) retain(found);
@@ -127,7 +130,7 @@ void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
   Slot& s = memo.slots[k.hash % kSlots];
   memo.mu.lock();
   const TypeInfo* old = s.info;
-  s.hash = k.hash;
+  s.hash.store(k.hash, std::memory_order_relaxed);
   s.words.swap(words);
   s.info = info;
   memo.mu.unlock();

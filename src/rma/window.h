@@ -262,7 +262,7 @@ class Window {
   // and gets inside it while the target's attach table is unchanged (its sequence word, `seq`)
   // and no accumulate of this process is staged (what resolve_dynamic settles first).
   struct DynamicTarget {
-    uint64_t seq = 1;  // odd: nothing resolved
+    uint64_t seq = UINT64_MAX;  // no table's: nothing resolved
     uint64_t lo = 0, hi = 0;
     char* at = nullptr;  // where the region's file starts here
     uint64_t file_base = 0;
@@ -454,6 +454,7 @@ class Window {
   std::vector<FastTarget> fast_;
   // A dynamic window's node-local targets (without MPI_THREAD_MULTIPLE), by node-local index.
   std::vector<DynamicTarget> dynamic_fast_;
+  uint32_t dynamic_fast_ops_ = 0;  // counts them, for serving (fast_dynamic_address)
   inline char* fast_dynamic_address(unsigned local, MPI_Aint disp, int64_t bytes, MPI_Aint true_lb);
   int fast_first_ = 0;        // comm rank of node-local index 0, when node ranks are contiguous
   uint32_t node_rank_ = 0;    // this process's node-local index (its row of in-flight counters)

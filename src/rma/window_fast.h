@@ -102,6 +102,10 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
 
 inline char* Window::fast_dynamic_address(unsigned local, MPI_Aint disp, int64_t bytes,
                                           MPI_Aint true_lb) {
+  // A dynamic window has slots where node peers leave operations for this process (served_ops.h):
+  // the general path serves them at every call (check_access), a run of fast-path operations
+  // at every 16th, so that a peer does not give up waiting and take its operation back.
+  if ((++dynamic_fast_ops_ & 15) == 0) serve_if_any();
   const DynamicTarget& d = dynamic_fast_[local];
   // disp is an address in the target (non-negative, checked by the caller)
   const __int128 lo = static_cast<__int128>(disp) + true_lb, hi = lo + bytes;

@@ -46,7 +46,9 @@ struct AttachLookup {
   bool single = false;  // within one region, `region`
   bool shared = false;  // some region it touches is shared
   AttachedRegion region;
-  uint64_t seq = 1;  // the table's sequence word the answer holds under (AttachTables::seq)
+  // The table's sequence word the answer holds under (AttachTables::seq); a stable word is
+  // even and never reaches UINT64_MAX.
+  uint64_t seq = UINT64_MAX;
 };
 
 class AttachTables {
@@ -89,9 +91,9 @@ class AttachTables {
   // where it was then (every attach and detach moves it), an access inside that region is
   // answered without reading the table. A sequence lock of its own, since threads may look
   // up at once; a writer that finds it taken leaves it.
-  struct Hint {
-    std::atomic<uint32_t> version{0};  // odd while written
-    std::atomic<uint64_t> seq{1};      // the table's sequence word it was read under (odd: none)
+  struct alignas(64) Hint {  // one cache line each: threads look up different ranks at once
+    std::atomic<uint32_t> version{0};       // odd while written
+    std::atomic<uint64_t> seq{UINT64_MAX};  // the table's sequence word it was read under
     AttachEntry region{};
   };
   bool hinted(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup* out) const;
