@@ -244,9 +244,10 @@ bool AttachTables::hinted(uint32_t local, uint64_t lo, uint64_t hi, AttachLookup
   const Hint& k = hints_[local];
   const uint32_t v = k.version.load(std::memory_order_acquire);
   const uint64_t now = headers_[local].seq.load(std::memory_order_acquire);
-  if ((v & 1) || now != k.seq.load(std::memory_order_relaxed)) return false;
+  // Acquire loads of the hint (as load_entry's) keep the version's second load after them,
+  // without a fence (ThreadSanitizer does not take fences).
+  if ((v & 1) || now != k.seq.load(std::memory_order_acquire)) return false;
   const AttachedRegion r = load_entry(k.region);
-  std::atomic_thread_fence(std::memory_order_acquire);
   if (k.version.load(std::memory_order_relaxed) != v || lo < r.base || hi > r.base + r.len)
     return false;
   out->inside = out->single = true;
@@ -260,8 +261,8 @@ void AttachTables::keep_hint(uint32_t local, uint64_t seq, const AttachedRegion&
   Hint& k = hints_[local];
   uint32_t v = k.version.load(std::memory_order_relaxed);
   if ((v & 1) || !k.version.compare_exchange_strong(v, v + 1, std::memory_order_acquire)) return;
-  std::atomic_thread_fence(std::memory_order_release);
-  k.seq.store(seq, std::memory_order_relaxed);
+  // Release stores (as store_entry's): a reader that sees any of them sees the odd version.
+  k.seq.store(seq, std::memory_order_release);
   store_entry(k.region, r);
   k.version.store(v + 2, std::memory_order_release);
 }
