@@ -74,7 +74,16 @@ const TypeInfo* lookup_derived(MPI_Datatype t, Status* err) {
 }  // namespace detail
 
 void adopt_decoding(MPI_Datatype t, const ConstructorKey& k) {
-  if (const TypeInfo* same = memo_find(k)) enter(t, same);
+  const TypeInfo* same = memo_find(k);
+  if (!same) return;
+  const uint64_t key = handle_key(t);
+  const TypeInfo* held = cache().insert_if_absent(key, same);
+  if (held == same) return;
+  // t is new: what it maps to is of a type freed where osprey did not see it (both hosts' C and
+  // Fortran frees reach MPI_Type_free here), given out again since. A check at every
+  // constructor, adopted or not, cost a probe of the map (150 instructions) each.
+  cache().insert(key, same);
+  release(held);
 }
 
 void forget(MPI_Datatype t) {

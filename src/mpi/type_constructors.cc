@@ -14,11 +14,7 @@ namespace {
 // After the host built *out (rc its answer): adopts a matching decoding, if any is kept at all.
 template <class Key>
 int adopt(int rc, const MPI_Datatype* out, Key key) {
-  if (rc != MPI_SUCCESS) return rc;
-  // A new handle has no decoding: one still cached would be of a type freed where osprey did
-  // not see it, the handle given out again since.
-  dt::forget(*out);
-  if (!dt::memo_in_use()) return rc;
+  if (rc != MPI_SUCCESS || !dt::memo_in_use()) return rc;
   dt::ConstructorKey k;
   if (key(&k)) dt::adopt_decoding(*out, k);
   return rc;
