@@ -89,9 +89,11 @@ inline char* Window::fast_address(int rank, MPI_Aint disp, int64_t bytes, MPI_Ai
     default:
       return nullptr;
   }
-  if (!dynamic_fast_.empty()) [[unlikely]]
-    return fast_dynamic_address(local, disp, bytes, true_lb);
   const FastTarget& f = fast_[local];
+  // Targets the fast path cannot reach by offset (private memory, a dynamic window's) carry a
+  // negative size: only they look further, so an allocated window's put pays nothing for it.
+  if (f.size < 0) [[unlikely]]
+    return dynamic_fast_.empty() ? nullptr : fast_dynamic_address(local, disp, bytes, true_lb);
   int64_t off;
   if (__builtin_mul_overflow(disp, f.disp_unit, &off)) return nullptr;
   // (true_lb is a derived type's data start too, which the program sets: fast_typed_address)
