@@ -138,4 +138,9 @@ void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
   if (old) release(old);  // outside the lock: it may free, as may the old key going below
 }
 
+bool decoded_as(const TypeInfo& info, const ConstructorKey& k) {
+  return info.key_hash == k.hash && info.key_words.size() == k.words.size() &&
+         std::memcmp(info.key_words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
+}
+
 }  // namespace osprey::dt

@@ -53,4 +53,7 @@ const TypeInfo* memo_find(const ConstructorKey& k);
 // Keeps `info` (retained here) as the decoding of k, in place of what its slot held.
 void memo_keep(const ConstructorKey& k, const TypeInfo* info);
 
+// Whether `info` was decoded under a key equal to k.
+bool decoded_as(const TypeInfo& info, const ConstructorKey& k);
+
 }  // namespace osprey::dt

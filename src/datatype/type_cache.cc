@@ -54,7 +54,11 @@ const TypeInfo* build(MPI_Datatype t, Status* err) {
   info->dense = info->size == 0 ||
                 (info->blocks.size() == 1 && info->blocks[0].plain() && info->size == info->extent);
   info->id = next_type_id();
-  if (keyed) memo_keep(key, info.get());
+  if (keyed) {
+    info->key_hash = key.hash;
+    info->key_words.assign(key.words.begin(), key.words.end());
+    memo_keep(key, info.get());
+  }
   return enter(t, info.release());
 }
 
@@ -84,6 +88,10 @@ void adopt_decoding(MPI_Datatype t, const ConstructorKey& k) {
   // constructor, adopted or not, cost a probe of the map (150 instructions) each.
   cache().insert(key, same);
   release(held);
+}
+
+const TypeInfo* cached(MPI_Datatype t) {
+  return cache().find(handle_key(t));
 }
 
 void forget(MPI_Datatype t) {

@@ -97,6 +97,10 @@ struct TypeInfo {
   uint32_t atomic_width = 0;  // predefined: bytes a lock-free CPU atomic covers, 0 if none
   std::vector<Block> blocks;  // one element's data bytes, in type map order (strided blocks)
   uint64_t id = 0;            // unique in this process and never reused (see next_type_id)
+  // The constructor key it was decoded under (constructor_memo.h), empty if none: a handle of
+  // it the program frees may be kept for the next constructor called alike (type_pool.h).
+  uint64_t key_hash = 0;
+  std::vector<uint64_t> key_words;
 
   mutable std::atomic<int> refs{1};
 };
@@ -136,6 +140,9 @@ uint64_t next_type_id();
 
 // Drops what is cached for t, which is about to be freed (its handle may then be reused).
 void forget(MPI_Datatype t);
+
+// What is cached for derived type t (no decoding), or nullptr.
+const TypeInfo* cached(MPI_Datatype t);
 
 // Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
 // datatype meanwhile).

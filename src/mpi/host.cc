@@ -48,6 +48,8 @@ Functions load() {
   resolve(f.alloc_mem, "PMPI_Alloc_mem");
   resolve(f.free_mem, "PMPI_Free_mem");
   resolve(f.type_free, "PMPI_Type_free");
+  resolve(f.type_set_name, "PMPI_Type_set_name");
+  resolve(f.type_create_keyval, "PMPI_Type_create_keyval");
   return f;
 }
 

@@ -24,6 +24,9 @@ struct Functions {
   int (*alloc_mem)(MPI_Aint, MPI_Info, void*);
   int (*free_mem)(void*);
   int (*type_free)(MPI_Datatype*);
+  int (*type_set_name)(MPI_Datatype, const char*);
+  int (*type_create_keyval)(MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*,
+                            void*);
 };
 
 // Resolved on first use; aborts with a message if the host library cannot be found.

@@ -6,7 +6,9 @@
 // MPI_Finalize: the progress thread stops before the host begins to finalize. Stopping it from
 // the MPI_COMM_SELF delete callback (rma/runtime.cc, still the fallback) is too late on MPICH
 // 4.0.2: a host call the thread was making when MPI_Finalize began could return with the
-// host's global lock still held, and MPI_Finalize then aborted destroying it.
+// host's global lock still held, and MPI_Finalize then aborted destroying it. The types kept
+// for reuse (datatype/type_pool.h) are freed at the host first.
+#include "datatype/type_pool.h"
 #include "mpi/binding.h"
 #include "progress/engine.h"
 #include "progress/thread.h"
@@ -31,6 +33,7 @@ OSPREY_EXPORT int MPI_Init(int* argc, char*** argv) {
   if (rc == MPI_SUCCESS) {
     learn_threads();
     rma::on_host_init();
+    dt::pool_open();
   }
   return rc;
 }
@@ -40,11 +43,14 @@ OSPREY_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* pr
   if (rc == MPI_SUCCESS) {
     learn_threads();
     rma::on_host_init();
+    dt::pool_open();
   }
   return rc;
 }
 
 OSPREY_EXPORT int MPI_Finalize() {
   progress::stop_thread();
+  for (MPI_Datatype t : dt::pool_close())
+    PMPI_Type_free(&t);
   return PMPI_Finalize();
 }

@@ -17,6 +17,9 @@ osprey_mpi_test(derived_types mpi/derived_types.c)
 osprey_mpi_test(strided_types mpi/strided_types.c)
 osprey_mpi_test(type_recreate mpi/type_recreate.c)
 osprey_mpi_test(type_constructors mpi/type_constructors.c)
+# Freed types kept and handed back by a constructor called alike (datatype/type_pool.h).
+osprey_mpi_test(type_reuse mpi/type_reuse.c LABELS threaded)
+target_link_libraries(type_reuse PRIVATE pthread)
 osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
 osprey_mpi_test(window_no_memory mpi/window_no_memory.c)
 # Large counts: overflow refused, large-count datatypes, one transfer past 2 GiB.
