@@ -51,6 +51,10 @@ class CmaQueues {
   // With `served`, a queue of one small operation is first offered to the target to apply
   // (served_ops.h), which costs no system call if it does.
   Status drain(int local, ServedOps* served = nullptr);
+  // Whether anything may wait toward node-local rank `local` (drain would issue something).
+  bool waiting(int local) const {
+    return q_ && q_[static_cast<std::size_t>(local)].pending.load(std::memory_order_acquire);
+  }
   // Every queue; nothing to do (one load) in a window that never queued an operation, such as
   // one whose node targets all take loads and stores.
   Status drain_all();
