@@ -35,6 +35,9 @@ bool same_key(const Slot& s, const ConstructorKey& k) {
          std::memcmp(s.words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
 }
 
+// Marks a large-count constructor's key (combiner values are small).
+constexpr int kLargeCount = 1 << 24;
+
 // Lays out k's words for a constructor of ni integers, na addresses and nt datatypes and
 // returns where its arguments go; nullptr if it is too long to key.
 uint64_t* key_start(ConstructorKey* k, int comb, std::size_t ni, std::size_t na, std::size_t nt) {
@@ -75,7 +78,10 @@ bool all_predefined(const Types& types) {
 
 bool constructor_key(const Contents& c, ConstructorKey* k) {
   if (c.comb == MPI_COMBINER_NAMED || !all_predefined(c.types)) return false;
-  uint64_t* w = key_start(k, c.comb, c.ints.size(), c.aints.size(), c.types.size());
+  // A large-count constructor's type answers only MPI_Type_get_envelope_c: never the same key
+  // as the plain constructor with equal numbers (the pool would hand it to that constructor).
+  const int comb = c.large ? c.comb | kLargeCount : c.comb;
+  uint64_t* w = key_start(k, comb, c.ints.size(), c.aints.size(), c.types.size());
   if (!w) return false;
   for (int64_t v : c.ints)
     *w++ = static_cast<uint64_t>(v);

@@ -232,6 +232,7 @@ Contents read_contents(MPI_Datatype t) {
   for (size_t i = 0; i < ints.size(); ++i)
     c.ints[i] = ints[i];
   if (nc == 0) return c;
+  c.large = true;
   const auto n = static_cast<size_t>(counts.empty() ? 0 : counts[0]);
   auto from = [&](size_t a, size_t b) {
     c.ints.resize(b - a);

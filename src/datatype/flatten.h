@@ -18,6 +18,7 @@ using Types = SmallVec<MPI_Datatype, 4>;
 // that whoever decodes them frees (flatten does).
 struct Contents {
   int comb = MPI_COMBINER_NAMED;
+  bool large = false;  // built by an MPI-4 large-count (_c) constructor
   Ints ints;
   Aints aints;
   Types types;

@@ -10,6 +10,7 @@
 #include "datatype/type_info.h"
 #include "util/handle_key.h"
 #include "util/handle_map.h"
+#include "util/spin_mutex.h"
 
 namespace osprey::dt {
 namespace {
@@ -21,6 +22,10 @@ HandleMap<const TypeInfo>& cache_map = *new HandleMap<const TypeInfo>;
 inline HandleMap<const TypeInfo>& cache() {
   return cache_map;
 }
+
+// Orders a forget's erase against retain_cached's find and retain, so that what the latter
+// finds is not released under it.
+SpinMutex forget_mu;
 
 // Enters `info` (one reference of the caller's) as t's entry. Two threads that decode the same
 // handle at once both build it; the first to enter it wins and the other drops its copy (no
@@ -90,14 +95,23 @@ void adopt_decoding(MPI_Datatype t, const ConstructorKey& k) {
   release(held);
 }
 
-const TypeInfo* cached(MPI_Datatype t) {
-  return cache().find(handle_key(t));
+const TypeInfo* retain_cached(MPI_Datatype t) {
+  const uint64_t key = handle_key(t);
+  if (!cache().find(key)) return nullptr;
+  forget_mu.lock();
+  const TypeInfo* info = cache().find(key);
+  if (info) retain(info);
+  forget_mu.unlock();
+  return info;
 }
 
 void forget(MPI_Datatype t) {
   const uint64_t key = handle_key(t);
   if (!cache().find(key)) return;  // most frees: osprey's own layout types, never cached
-  if (const TypeInfo* info = cache().erase(key)) release(info);
+  forget_mu.lock();
+  const TypeInfo* info = cache().erase(key);
+  forget_mu.unlock();
+  if (info) release(info);
 }
 
 uint64_t next_type_id() {

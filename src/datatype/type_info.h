@@ -141,8 +141,10 @@ uint64_t next_type_id();
 // Drops what is cached for t, which is about to be freed (its handle may then be reused).
 void forget(MPI_Datatype t);
 
-// What is cached for derived type t (no decoding), or nullptr.
-const TypeInfo* cached(MPI_Datatype t);
+// What is cached for derived type t (no decoding), retained for the caller; nullptr if none.
+// Safe against a forget(t) in another thread (osprey frees handles MPICH's
+// MPI_Type_get_contents returned, which may be the program's).
+const TypeInfo* retain_cached(MPI_Datatype t);
 
 // Keep a TypeInfo alive while an operation that uses it is in flight (the user may free the
 // datatype meanwhile).

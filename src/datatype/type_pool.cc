@@ -31,8 +31,8 @@ struct Pool {
   std::atomic<int> kept{0};  // read without the lock: an empty pool costs a constructor a load
   std::atomic<bool> open{false};
   bool closed = false;  // for good
-  std::atomic<bool> any_named{false};
-  std::unordered_set<uint64_t> named;
+  std::atomic<bool> any_unkept{false};
+  std::unordered_set<uint64_t> unkept;  // handle values never kept (pool_never_keep)
 };
 
 // Never destroyed: MPI_Type_free may run from destructors at exit.
@@ -94,10 +94,19 @@ MPI_Datatype pool_take(const ConstructorKey& k) {
 Keep pool_keep(MPI_Datatype t, MPI_Datatype* evicted) {
   *evicted = MPI_DATATYPE_NULL;
   if (!pool.open.load(std::memory_order_relaxed)) return Keep::kNot;
-  const TypeInfo* info = cached(t);
-  if (!info || info->key_words.empty()) return Keep::kNot;
   const uint64_t key = handle_key(t);
-  retain(info);
+  if (pool.any_unkept.load(std::memory_order_relaxed)) {
+    pool.mu.lock();
+    const bool unkept = pool.unkept.count(key) != 0;
+    pool.mu.unlock();
+    if (unkept) return Keep::kNot;
+  }
+  const TypeInfo* info = retain_cached(t);
+  if (!info) return Keep::kNot;
+  if (info->key_words.empty()) {
+    release(info);
+    return Keep::kNot;
+  }
   const TypeInfo* let_go = nullptr;
   Keep verdict = Keep::kKept;
   pool.mu.lock();
@@ -112,7 +121,7 @@ Keep pool_keep(MPI_Datatype t, MPI_Datatype* evicted) {
       slot = &e;
   }
   if (!pool.open.load(std::memory_order_relaxed) ||
-      (pool.any_named.load(std::memory_order_relaxed) && pool.named.count(key)))
+      (pool.any_unkept.load(std::memory_order_relaxed) && pool.unkept.count(key)))
     verdict = Keep::kNot;
   if (verdict == Keep::kKept) {
     if (slot->handle != MPI_DATATYPE_NULL) {
@@ -129,17 +138,29 @@ Keep pool_keep(MPI_Datatype t, MPI_Datatype* evicted) {
   return verdict;
 }
 
-void pool_mark_named(MPI_Datatype t) {
+MPI_Datatype pool_never_keep(MPI_Datatype t) {
+  MPI_Datatype was_kept = MPI_DATATYPE_NULL;
+  const TypeInfo* info = nullptr;
   pool.mu.lock();
-  pool.named.insert(handle_key(t));
-  pool.any_named.store(true, std::memory_order_relaxed);
+  pool.unkept.insert(handle_key(t));
+  pool.any_unkept.store(true, std::memory_order_relaxed);
+  for (auto& set : pool.sets)
+    for (Entry& e : set)
+      if (e.handle == t) {
+        was_kept = t;
+        info = e.info;
+        e = Entry{};
+        pool.kept.fetch_sub(1, std::memory_order_relaxed);
+      }
   pool.mu.unlock();
+  if (info) release(info);
+  return was_kept;
 }
 
-void pool_unmark(MPI_Datatype t) {
-  if (!pool.any_named.load(std::memory_order_relaxed)) return;
+void pool_born(MPI_Datatype t) {
+  if (!pool.any_unkept.load(std::memory_order_relaxed)) return;
   pool.mu.lock();
-  pool.named.erase(handle_key(t));
+  pool.unkept.erase(handle_key(t));
   pool.mu.unlock();
 }
 

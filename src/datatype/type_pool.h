@@ -10,8 +10,11 @@
 // constructor and arguments (all of them predefined types), a fresh handle (no live handle is
 // handed out twice), committed or not as it may still commit. Types whose freeing the program
 // could observe are never kept: a named one, and any once a type attribute's keyval exists
-// (whose delete callback must run at the free). The binding (mpi/type_free.cc,
-// mpi/type_constructors.cc, mpi/type_names.cc) frees at the host what the pool lets go.
+// (whose delete callback must run at the free). Nor one whose free may not be the program's
+// last reference: MPICH's MPI_Type_get_contents returns the very handle of a derived argument
+// (one reference more, which the caller frees), so a handle it returned stays unkept until the
+// host gives that value out anew. The binding (mpi/type_free.cc, mpi/type_constructors.cc,
+// mpi/type_names.cc) frees at the host what the pool lets go.
 #pragma once
 
 #include <mpi.h>
@@ -45,10 +48,14 @@ enum class Keep {
 // type let go to make room, which the caller frees at the host (or MPI_DATATYPE_NULL).
 Keep pool_keep(MPI_Datatype t, MPI_Datatype* evicted);
 
-// The program named t (MPI_Type_set_name): it is not kept when freed; until then.
-void pool_mark_named(MPI_Datatype t);
+// t is never kept: it was named, or MPI_Type_get_contents returned it (see above), until the
+// host builds a new type with that handle value (pool_born). Returns t if it was kept (a
+// contents query reached a kept type inside another): the caller frees the pool's reference
+// at the host, so that no constructor hands out a handle the program holds.
+MPI_Datatype pool_never_keep(MPI_Datatype t);
 
-// t is freed at the host: its handle may come back as another type.
-void pool_unmark(MPI_Datatype t);
+// The host just built t in one of the watched constructors: a new object under that value,
+// with one reference, the program's.
+void pool_born(MPI_Datatype t);
 
 }  // namespace osprey::dt

@@ -49,6 +49,10 @@ Functions load() {
   resolve(f.free_mem, "PMPI_Free_mem");
   resolve(f.type_free, "PMPI_Type_free");
   resolve(f.type_set_name, "PMPI_Type_set_name");
+  resolve(f.type_get_contents, "PMPI_Type_get_contents");
+#if MPI_VERSION >= 4
+  resolve(f.type_get_contents_c, "PMPI_Type_get_contents_c");
+#endif
   resolve(f.type_create_keyval, "PMPI_Type_create_keyval");
   return f;
 }

@@ -25,6 +25,11 @@ struct Functions {
   int (*free_mem)(void*);
   int (*type_free)(MPI_Datatype*);
   int (*type_set_name)(MPI_Datatype, const char*);
+  int (*type_get_contents)(MPI_Datatype, int, int, int, int[], MPI_Aint[], MPI_Datatype[]);
+#if MPI_VERSION >= 4
+  int (*type_get_contents_c)(MPI_Datatype, MPI_Count, MPI_Count, MPI_Count, MPI_Count, int[],
+                             MPI_Aint[], MPI_Count[], MPI_Datatype[]);
+#endif
   int (*type_create_keyval)(MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*,
                             void*);
 };

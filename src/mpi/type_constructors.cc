@@ -30,7 +30,9 @@ int construct(MPI_Datatype* out, Host host, Key key) {
     }
   }
   const int rc = host();
-  if (rc != MPI_SUCCESS || !dt::memo_in_use()) return rc;
+  if (rc != MPI_SUCCESS) return rc;
+  dt::pool_born(*out);
+  if (!dt::memo_in_use()) return rc;
   if (keyed < 0) keyed = key(&k);
   if (keyed) dt::adopt_decoding(*out, k);
   return rc;

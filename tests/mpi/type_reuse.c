@@ -5,7 +5,8 @@
  * target slot (the holes keep their sentinel) and of a get with a type built alike. Also:
  * many handles of one shape alive at once are all distinct and each moves its own data; a
  * type freed while its operation is pending and built again at once; a type named before it
- * was freed, whose successor has no name; a type that lives on inside another one; threads
+ * was freed, whose successor has no name; handles MPI_Type_get_contents returned; a
+ * large-count constructor's type; a type that lives on inside another one; threads
  * that build and free the same shapes at once; and, last, a type with an attribute, whose
  * delete callback runs at the free and whose successor carries none. */
 #include <pthread.h>
@@ -175,11 +176,20 @@ static void freed_while_pending(void) {
   }
 }
 
-/* No type built after a named one was freed has a name (some kept types are built alike). */
+/* No type built after a named one was freed has a name (some kept types are built alike),
+ * also when another type built on it was decoded and freed first (osprey's decoding frees
+ * the handle MPICH's MPI_Type_get_contents returns for it, the named type's own). */
 static void named(void) {
-  MPI_Datatype t = make(1, 0);
+  MPI_Datatype t = make(1, 0), outer;
   MPI_OK(MPI_Type_set_name(t, "osprey-named"));
   round_trip(t, 1, 0, 0, 300);
+  MPI_Aint lb, extent;
+  MPI_OK(MPI_Type_get_extent(t, &lb, &extent));
+  MPI_OK(MPI_Type_create_resized(t, lb, extent, &outer));
+  MPI_OK(MPI_Type_commit(&outer));
+  round_trip(outer, 1, 0, 0, 301);
+  round_trip(t, 1, 0, 0, 301);
+  MPI_OK(MPI_Type_free(&outer));
   MPI_OK(MPI_Type_free(&t));
   MPI_Datatype u[MANY];
   for (int i = 0; i < MANY; i++) {
@@ -188,11 +198,67 @@ static void named(void) {
     int len = -1;
     MPI_OK(MPI_Type_get_name(u[i], name, &len));
     CHECK(len == 0, "a type built anew is named \"%s\"", name);
-    round_trip(u[i], 1, 0, 0, 301 + i);
+    round_trip(u[i], 1, 0, 0, 302 + i);
   }
   for (int i = 0; i < MANY; i++)
     MPI_OK(MPI_Type_free(&u[i]));
 }
+
+/* MPICH's MPI_Type_get_contents returns the handle of a derived argument itself, with one
+ * more reference: freeing it is not the program's last free of that type, and no constructor
+ * may hand out that handle while the program holds it. Also when the type was freed (and
+ * kept) before the query reached it inside another type. */
+static void contents(void) {
+  for (int freed_first = 0; freed_first < 2; freed_first++) {
+    MPI_Datatype t = make(0, freed_first), outer, inner;
+    round_trip(t, 0, freed_first, 0, 330 + freed_first);
+    MPI_OK(MPI_Type_contiguous(2, t, &outer));
+    if (freed_first) MPI_OK(MPI_Type_free(&t));
+    int ni, na, nd, comb, ints[1];
+    MPI_Aint aints[1];
+    MPI_OK(MPI_Type_get_envelope(outer, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_CONTIGUOUS && ni == 1 && nd == 1, "contiguous envelope");
+    MPI_OK(MPI_Type_get_contents(outer, 1, 0, 1, ints, aints, &inner));
+    MPI_OK(MPI_Type_free(&inner));
+    MPI_OK(MPI_Type_get_contents(outer, 1, 0, 1, ints, aints, &inner));
+    MPI_Datatype again[MANY];
+    for (int i = 0; i < MANY; i++) {
+      again[i] = make(0, freed_first);
+      CHECK(again[i] != inner && (freed_first || again[i] != t),
+            "a constructor handed out a handle the program holds");
+    }
+    for (int i = 0; i < MANY; i++) {
+      check_contents(again[i], 0, freed_first);
+      round_trip(again[i], 0, freed_first, 0, 332 + freed_first);
+    }
+    check_contents(inner, 0, freed_first);
+    round_trip(inner, 0, freed_first, 1, 334 + freed_first);
+    MPI_OK(MPI_Type_free(&inner));
+    for (int i = 0; i < MANY; i++)
+      MPI_OK(MPI_Type_free(&again[i]));
+    if (!freed_first) MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_free(&outer));
+  }
+}
+
+#if MPI_VERSION >= 4
+/* A type of a large-count constructor answers MPI_Type_get_envelope_c only: one freed must
+ * not come back from the plain constructor with equal numbers. */
+static void large_count(void) {
+  MPI_Datatype t;
+  MPI_OK(MPI_Type_vector_c(ROWS, COLS, LD, MPI_INT64_T, &t));
+  MPI_OK(MPI_Type_commit(&t));
+  round_trip(t, 0, 0, 0, 340);
+  MPI_OK(MPI_Type_free(&t));
+  MPI_Datatype u[MANY];
+  for (int i = 0; i < MANY; i++) {
+    u[i] = make(0, 0);
+    check_contents(u[i], 0, 0);
+  }
+  for (int i = 0; i < MANY; i++)
+    MPI_OK(MPI_Type_free(&u[i]));
+}
+#endif
 
 /* A type freed while another built from it lives on, and one built alike meanwhile. */
 static void inner(void) {
@@ -276,6 +342,10 @@ int main(int argc, char** argv) {
   many_alive();
   freed_while_pending();
   named();
+  contents();
+#if MPI_VERSION >= 4
+  large_count();
+#endif
   inner();
   threads();
   rounds();
