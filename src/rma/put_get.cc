@@ -30,6 +30,23 @@ Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Da
 
 }  // namespace
 
+// The general forms' fast case below, without their second window lookup and status plumbing
+// (a reused 8x64 vector's put + flush trailed Open MPI's by a tenth, its same-type copy being
+// Open MPI's fastest). A type not decoded yet is decoded here; anything else goes on to them.
+bool Window::same_type_direct(char* origin, MPI_Count count, MPI_Datatype type, int rank,
+                              MPI_Aint disp, bool put) {
+  Status s;
+  const dt::TypeInfo* t = dt::detail::lookup_derived(type, &s);
+  if (!t || !t->size || count < 0 || !dt::count_fits(count, *t)) return false;
+  char* p = fast_typed_address(rank, disp, count, *t);
+  if (!p) return false;
+  if (put)
+    dt::copy(p, count, *t, origin, count, *t);
+  else
+    dt::copy(origin, count, *t, p, count, *t);
+  return true;
+}
+
 Status Window::put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Request* req) {
   const dt::TypeInfo *ot, *tt;

@@ -118,6 +118,10 @@ class Window {
                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
   inline bool get_direct(void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,
                          MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype);
+  // Their case of one derived type on both sides with equal counts (a strided copy between
+  // equal layouts), out of line so that the inlined forms keep their registers.
+  __attribute__((noinline)) bool same_type_direct(char* origin, MPI_Count count, MPI_Datatype type,
+                                                  int rank, MPI_Aint disp, bool put);
   // `req` (request-based calls): a started generalized request the operation completes; the
   // engine sets *req to MPI_REQUEST_NULL when it takes it (else it completed at once).
   Status put_general(const void* origin, MPI_Count ocount, MPI_Datatype otype, int rank,

@@ -150,6 +150,9 @@ inline bool Window::put_direct(const void* origin, MPI_Count ocount, MPI_Datatyp
       return true;
     }
   }
+  if (!ot && ttype == otype && ocount == tcount)
+    return same_type_direct(const_cast<char*>(static_cast<const char*>(origin)), ocount, otype,
+                            rank, disp, true);
   return false;
 }
 
@@ -248,6 +251,8 @@ inline bool Window::get_direct(void* origin, MPI_Count ocount, MPI_Datatype otyp
       return true;
     }
   }
+  if (!ot && ttype == otype && ocount == tcount)
+    return same_type_direct(static_cast<char*>(origin), ocount, otype, rank, disp, false);
   return false;
 }
 
