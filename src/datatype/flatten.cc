@@ -302,6 +302,17 @@ Contents read_contents(MPI_Datatype t) {
 
 namespace {
 
+thread_local bool freeing_returned = false;
+
+// Frees a derived handle a contents query returned. Under MPICH it is the argument's own handle
+// with one reference more, a type the program may still use (in another thread, too): its
+// cache entry must stay, or a decoding in use there would be released under it.
+void free_returned(MPI_Datatype* t) {
+  freeing_returned = true;
+  PMPI_Type_free(t);
+  freeing_returned = false;
+}
+
 // Whether the host made a new handle for a constructor argument (which must then be freed):
 // predefined types are told by osprey's own table, without asking the host.
 bool derived(MPI_Datatype t) {
@@ -313,7 +324,7 @@ Status flatten_into(MPI_Datatype t, Flat& out);
 // Flattens one child type of a constructor and frees it if the host handed us a new handle.
 Status child_flat(MPI_Datatype t, Flat& out) {
   Status s = flatten_into(t, out);
-  if (derived(t)) PMPI_Type_free(&t);
+  if (derived(t)) free_returned(&t);
   return s;
 }
 
@@ -373,7 +384,7 @@ Status flatten_contents(Contents& c, Flat& out) {
 
   auto free_types = [&](size_t from) {
     for (size_t i = from; i < types.size(); ++i)
-      if (derived(types[i])) PMPI_Type_free(&types[i]);
+      if (derived(types[i])) free_returned(&types[i]);
   };
 
   switch (comb) {
@@ -494,6 +505,10 @@ Status flatten(Contents& c, TypeInfo& out) {
   Flat f;
   OSPREY_TRY(flatten_contents(c, f));
   return finish(f, out);
+}
+
+bool freeing_returned_handle() {
+  return freeing_returned;
 }
 
 }  // namespace osprey::dt

@@ -141,6 +141,10 @@ uint64_t next_type_id();
 // Drops what is cached for t, which is about to be freed (its handle may then be reused).
 void forget(MPI_Datatype t);
 
+// Whether this thread, decoding a type, is freeing a handle a contents query returned (then the
+// binding's free keeps its cache entry: under MPICH it is the program's own type).
+bool freeing_returned_handle();
+
 // What is cached for derived type t (no decoding), retained for the caller; nullptr if none.
 // Safe against a forget(t) in another thread (osprey frees handles MPICH's
 // MPI_Type_get_contents returned, which may be the program's).

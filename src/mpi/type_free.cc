@@ -11,7 +11,7 @@
 using namespace osprey;
 
 OSPREY_EXPORT int PMPI_Type_free(MPI_Datatype* type) {
-  if (type) dt::forget(*type);
+  if (type && !dt::freeing_returned_handle()) dt::forget(*type);
   return host::fn().type_free(type);
 }
 

@@ -35,9 +35,10 @@ Status check_pair(MPI_Count ocount, MPI_Datatype otype, MPI_Count tcount, MPI_Da
 // Open MPI's fastest). A type not decoded yet is decoded here; anything else goes on to them.
 bool Window::same_type_direct(char* origin, MPI_Count count, MPI_Datatype type, int rank,
                               MPI_Aint disp, bool put) {
+  if (count <= 0) return false;  // (an error or nothing to move: the general form's to say)
   Status s;
   const dt::TypeInfo* t = dt::detail::lookup_derived(type, &s);
-  if (!t || !t->size || count < 0 || !dt::count_fits(count, *t)) return false;
+  if (!t || !t->size || !dt::count_fits(count, *t)) return false;
   char* p = fast_typed_address(rank, disp, count, *t);
   if (!p) return false;
   if (put)
