@@ -30,9 +30,14 @@ struct Memo {
 // Never destroyed: the decodings it keeps stay reachable until the process ends.
 Memo& memo = *new Memo;
 
+// Whether a key kept as (hash, words) equals k.
+bool equal_key(uint64_t hash, const std::vector<uint64_t>& words, const ConstructorKey& k) {
+  return hash == k.hash && words.size() == k.words.size() &&
+         std::memcmp(words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
+}
+
 bool same_key(const Slot& s, const ConstructorKey& k) {
-  return s.hash.load(std::memory_order_relaxed) == k.hash && s.words.size() == k.words.size() &&
-         std::memcmp(s.words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
+  return equal_key(s.hash.load(std::memory_order_relaxed), s.words, k);
 }
 
 // Marks a large-count constructor's key (combiner values are small).
@@ -145,8 +150,7 @@ void memo_keep(const ConstructorKey& k, const TypeInfo* info) {
 }
 
 bool decoded_as(const TypeInfo& info, const ConstructorKey& k) {
-  return info.key_hash == k.hash && info.key_words.size() == k.words.size() &&
-         std::memcmp(info.key_words.data(), k.words.data(), k.words.size() * sizeof(uint64_t)) == 0;
+  return equal_key(info.key_hash, info.key_words, k);
 }
 
 }  // namespace osprey::dt

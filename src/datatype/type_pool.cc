@@ -95,13 +95,7 @@ Keep pool_keep(MPI_Datatype t, MPI_Datatype* evicted) {
   *evicted = MPI_DATATYPE_NULL;
   if (!pool.open.load(std::memory_order_relaxed)) return Keep::kNot;
   const uint64_t key = handle_key(t);
-  if (pool.any_unkept.load(std::memory_order_relaxed)) {
-    pool.mu.lock();
-    const bool unkept = pool.unkept.count(key) != 0;
-    pool.mu.unlock();
-    if (unkept) return Keep::kNot;
-  }
-  const TypeInfo* info = retain_cached(t);
+  const TypeInfo* info = retain_cached(t);  // (a marked handle is refused under the lock below)
   if (!info) return Keep::kNot;
   if (info->key_words.empty()) {
     release(info);
