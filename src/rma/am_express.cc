@@ -36,11 +36,11 @@ bool Window::am_express_flush(AmGuard& g, TargetElem* te) {
     if (!express_element(te, elem, msg, &reply)) return false;
   }
   // Nothing is changed above: the general path takes over if no credit is free.
-  if (!ep.reserve(te->rank)) return false;
+  int tags = 0;
+  if (!ep.reserve(te->rank, &tags)) return false;
   am::Request r;
   std::memcpy(&r, msg.data(), sizeof r);
   if (!(r.flags & (am::kFenceEpoch | am::kPscwEpoch))) gate_on_last_fence(r);
-  const int tags = ep.new_tags();
   r.reply_tag = tags;
   r.data_tag = tags + 1;
   std::memcpy(msg.data(), &r, sizeof r);
@@ -59,12 +59,12 @@ bool Window::am_express_flush(AmGuard& g, TargetElem* te) {
   const std::size_t in_bytes = sizeof(am::Reply) + reply.bytes;
   const bool late = reply.bytes <= am::kLateReplyMax;
   am::Transfer in;
-  if (!late) in = am::Transfer::receive(ep.comm(), te->rank, tags, in_buf, in_bytes);
+  if (!late) in.post_receive(ep.comm(), te->rank, tags, in_buf, in_bytes);
   ep.send_built(te->rank, std::move(msg));
   const uint64_t seq = ++te->sent;
   te->unacked = true;
   te->sync_sent = seq;
-  if (late) in = am::Transfer::receive(ep.comm(), te->rank, tags, in_buf, in_bytes);
+  if (late) in.post_receive(ep.comm(), te->rank, tags, in_buf, in_bytes);
   ++te->busy;
   progress::Backoff b;
   while (!in.test()) {

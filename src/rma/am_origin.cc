@@ -93,6 +93,7 @@ OpElem* Window::am_new_op(AmGuard& g) {
 }
 
 TargetElem* Window::am_target_elem(AmGuard& g, int rank) {
+  if (TargetElem* t = am_->table.get(rank)) return t;  // before any wait's state is set up
   progress::Backoff b;
   for (;;) {
     if (TargetElem* t = am_->table.get(rank)) return t;
@@ -143,7 +144,7 @@ uint16_t Window::am_lock_needed(int rank) const {
       // Shared-memory windows took the node's lock words at lock_all already.
       const int local = ci_->local_index(rank);
       if (local >= 0 && passive_.lockall_holds(local)) return 0;
-      return am_->lockall_locked.count(rank) ? 0 : am::kLockShared;
+      return am_->lockall_locked.contains(rank) ? 0 : am::kLockShared;
     }
     default:
       return 0;
@@ -181,7 +182,7 @@ void Window::am_lockall_window_protocol(AmGuard& g) {
   for (int r = 0; r < nranks_; ++r) {
     TargetView t;
     if (!target(r, t).ok() || !t.path->messages()) continue;
-    if (am_->lockall_locked.count(r)) continue;
+    if (am_->lockall_locked.contains(r)) continue;
     am::Request req{};
     req.kind = Kind::kSync;
     req.flags = am::kLockShared;
@@ -1038,7 +1039,7 @@ Status Window::am_unlock_all() {
       if (target(r, t).ok() && t.path->messages()) locked.push_back(r);
     }
   } else {
-    locked.assign(am_->lockall_locked.begin(), am_->lockall_locked.end());
+    locked = am_->lockall_locked.members();
     am_->table.for_each_target([&](TargetElem* t) {
       if (t->pending && am_lock_needed(t->rank)) locked.push_back(t->rank);
     });

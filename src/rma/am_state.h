@@ -5,12 +5,12 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "datatype/type_info.h"
@@ -59,6 +59,32 @@ struct OriginState {
   int error = 0;  // an error of a request without reply, told at the next ack
 };
 
+// Ranks, tested at the cost of an index (a hash probe was most of the lock check every
+// message-path flush makes under lock_all) and listed in the order they came.
+class RankSet {
+ public:
+  bool contains(int r) const {
+    return static_cast<std::size_t>(r) < in_.size() && in_[static_cast<std::size_t>(r)];
+  }
+  void insert(int r) {
+    const auto i = static_cast<std::size_t>(r);
+    if (i >= in_.size()) in_.resize(i + 1);
+    if (in_[i]) return;
+    in_[i] = 1;
+    members_.push_back(r);
+  }
+  void clear() {
+    for (int r : members_)
+      in_[static_cast<std::size_t>(r)] = 0;
+    members_.clear();
+  }
+  const std::vector<int>& members() const { return members_; }
+
+ private:
+  std::vector<char> in_;
+  std::vector<int> members_;
+};
+
 // Guarded by `mu`, the window's message-path lock: taken by the origin side for short steps
 // (never across a wait: see Window::am_pause) and by the endpoint's poller while it hands this
 // window a request or lets it advance. Below it only the endpoint's own lock is ever taken.
@@ -68,7 +94,7 @@ struct AmState {
   OpTable table;
   uint32_t fence_epoch = 0;                       // fences called so far
   std::unordered_map<int, uint32_t> pscw_starts;  // access epochs started toward each target
-  std::unordered_set<int> lockall_locked;         // lock_all, per-target protocol: lock sent
+  RankSet lockall_locked;                         // lock_all, per-target protocol: lock sent
   bool lockall_window_protocol = false;           // lock_all fell back to locking every rank
   bool unlocking_all = false;                     // inside unlock_all: no protocol switch
   int error = 0;                                  // a target reported an error: tell at sync

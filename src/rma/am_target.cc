@@ -119,6 +119,10 @@ Status Window::check_where(TargetView& t, uint64_t* where, MPI_Count count,
   const __int128 lo = static_cast<__int128>(*where) + std::min<__int128>(0, last) + tt.true_lb;
   const __int128 hi =
       static_cast<__int128>(*where) + std::max<__int128>(0, last) + tt.true_lb + tt.true_extent;
+  return check_span(t, where, lo, hi);
+}
+
+Status Window::check_span(TargetView& t, uint64_t* where, __int128 lo, __int128 hi) {
   if (t.dynamic) {
     if (lo < 0 || hi > static_cast<__int128>(UINT64_MAX))
       return Err(MPI_ERR_RMA_RANGE, "osprey: target address range is not attached");
@@ -150,6 +154,7 @@ bool Window::am_on_request(am::Endpoint& ep, int src, const char* msg, std::size
     am_count_mark(r);  // a mark on its own, and all before it is done
     return true;
   }
+  if (os.queue.empty() && am_run_plain(ep, src, os, r, msg)) return true;
   Deferred d;
   d.msg = msg;
   d.n = n;
@@ -182,6 +187,39 @@ bool Window::am_advance_target(am::Endpoint& ep) {
     }
   }
   return did;
+}
+
+// The commonest requests, a put or get of a dense target with its data inline both ways and
+// nothing to wait for (no lock to take, batch, layout or separate payload; its fence or PSCW
+// epoch open here, not the last of a PSCW epoch), run as am_execute's stages would run them,
+// without the stages: one range check, the copy and the reply (per 8-byte put + flush the
+// target's instructions went from 1,680 to 1,070, callgrind). False, having changed nothing,
+// for any other request and for one that fails its check (the general path reports it).
+bool Window::am_run_plain(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                          const char* msg) {
+  constexpr uint16_t kPlain = am::kFlush | am::kDynamic | am::kFenceEpoch | am::kPscwEpoch;
+  const bool put = r.kind == Kind::kPut;
+  if ((!put && r.kind != Kind::kGet) || (r.flags & ~kPlain) != 0 || am::completes_pscw(r) ||
+      !am_gate(r, os))
+    return false;
+  if (r.tcount <= 0 || r.bytes == 0 || r.bytes % static_cast<uint64_t>(r.tcount) != 0) return false;
+  if (!put && (!r.reply_tag || !reply_inline(r.bytes))) return false;
+  TargetView self = self_view();
+  uint64_t where = r.where;
+  const __int128 lo = static_cast<__int128>(where) + r.tlb;
+  if (!check_span(self, &where, lo, lo + static_cast<__int128>(r.bytes)).ok()) return false;
+  char* at = direct_address(self, where) + r.tlb;
+  if (put) {
+    cpu::copy(at, msg + sizeof(am::Request), r.bytes);
+    if (!r.reply_tag) return true;
+  }
+  am::Buffer reply = ep.buffer();
+  reply.resize(sizeof(am::Reply) + (put ? 0 : r.bytes));
+  if (!put) cpu::copy(reply.data() + sizeof(am::Reply), at, r.bytes);
+  const int status = os.error;  // an earlier request's, told at this acknowledgement
+  os.error = 0;
+  ep.send_reply(src, r.reply_tag, status, put ? 0 : am::kReplyData, std::move(reply));
+  return true;
 }
 
 // Runs one request as far as it can go; true when it is finished. A request moves through

@@ -405,6 +405,10 @@ class Window {
   TargetView self_view() const;
   // A request's target range, checked; for a dynamic window resolved as in locate.
   Status check_where(TargetView& t, uint64_t* where, MPI_Count count, const dt::TypeInfo& tt);
+  // The same for the bytes [lo, hi) from displacement 0 (or absolute, dynamic windows).
+  Status check_span(TargetView& t, uint64_t* where, __int128 lo, __int128 hi);
+  bool am_run_plain(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
+                    const char* msg);
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);

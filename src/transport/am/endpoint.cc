@@ -96,6 +96,10 @@ void Endpoint::post(int slot) {
 
 int Endpoint::new_tags() {
   progress::EngineLock g(mu_);
+  return take_tags();
+}
+
+int Endpoint::take_tags() {
   const int t = kTagSpaceBase + next_tag_;
   next_tag_ = (next_tag_ + 4) % kTagSpaceSize;
   return t;
@@ -193,13 +197,14 @@ void Endpoint::send_built(int dest, Buffer&& buf) {
   send_request(dest, std::move(buf));
 }
 
-bool Endpoint::reserve(int dest) {
+bool Endpoint::reserve(int dest, int* tags) {
   progress::EngineLock g(mu_);
   if (!credits_.can_send(dest)) {
     stalled(dest);
     return false;
   }
   credits_.spend(dest);
+  if (tags) *tags = take_tags();
   return true;
 }
 

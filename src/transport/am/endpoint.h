@@ -72,8 +72,8 @@ class Endpoint {
   bool try_request(int dest, Request& r, const Part* parts, int n);
   // The same in two steps, for a caller that must prepare (post the reply receives) only once
   // the request is sure to go: reserve() takes a credit (false: none, and asks for more);
-  // send_reserved() then sends on it.
-  bool reserve(int dest);
+  // send_reserved() then sends on it. With `tags`, fresh tags too (new_tags), in one step.
+  bool reserve(int dest, int* tags = nullptr);
   void send_reserved(int dest, Request& r, const Part* parts, int n);
 
   // A buffer to build a message in place (recycled: empty, with the capacity it had), so that
@@ -126,6 +126,7 @@ class Endpoint {
   // elsewhere); takes the credits owed to dest. Under mu_.
   void write_reply_header(int dest, int status, uint16_t flags, uint64_t gathered, Buffer& buf);
   static constexpr uint32_t kPostedSlots = 8;
+  int take_tags();  // new_tags with mu_ held
   // With mu_ held.
   void post(int slot);
   void send_system(int dest, SysKind kind, uint16_t extra, uint16_t returned);

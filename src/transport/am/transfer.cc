@@ -163,9 +163,13 @@ Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* buf, std::size
     return receive(comm, src, tag, buf, static_cast<MPI_Count>(bytes), *dt::predefined(MPI_BYTE),
                    piece);
   Transfer x;
-  x.receive_ = true;
-  irecv_bytes(buf, bytes, src, tag, comm, &x.req_);
+  x.post_receive(comm, src, tag, buf, bytes);
   return x;
+}
+
+void Transfer::post_receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes) {
+  receive_ = true;
+  irecv_bytes(buf, bytes, src, tag, comm, &req_);
 }
 
 Transfer Transfer::receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,

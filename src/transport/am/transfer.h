@@ -72,6 +72,8 @@ class Transfer {
                        const dt::TypeInfo& t, std::size_t piece = 0, std::size_t skip = 0);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes,
                           std::size_t piece = 0);
+  // The same, whole, into this transfer, which must be idle (no temporary to move from).
+  void post_receive(MPI_Comm comm, int src, int tag, void* buf, std::size_t bytes);
   static Transfer receive(MPI_Comm comm, int src, int tag, void* base, MPI_Count count,
                           const dt::TypeInfo& t, std::size_t piece = 0, std::size_t skip = 0);
   // With `piece` (remote_piece of the pieces' total), as messages of that many bytes each, in
