@@ -409,6 +409,8 @@ class Window {
   Status check_span(TargetView& t, uint64_t* where, __int128 lo, __int128 hi);
   bool am_run_plain(am::Endpoint& ep, int src, OriginState& os, const am::Request& r,
                     const char* msg);
+  Status am_apply(const am::Request& r, const TargetView& self, uint64_t where, char* addr,
+                  dt::TypeInfo& tt, const char* payload, const unsigned char* compare, Status st);
   // Message path synchronization (am_sync.cc).
   Status am_barrier(uint32_t flags, uint32_t* any, uint32_t* all);
   Status am_fence(int assert);
