@@ -173,7 +173,7 @@ int check_worker() {
     // Served by osprey only if every rank's window is osprey's.
     int served = version != "-" ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &served, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!served) version = "-";
+    if (!served) version.assign(1, '-');  // (g++ 12 -O3 warns, wrongly, at = "-": -Wrestrict)
     if (rank == 0) {
       std::printf("%s\twindow\t%s\t%s\t%s\t%s\n", kWorkerTag, kFlavors[f], path.c_str(),
                   ok ? "ok" : "wrong", version.c_str());
