@@ -6,6 +6,8 @@ osprey_mpi_test(fence_asserts mpi/fence_asserts.c NP 2 3 4)
 osprey_mpi_test(fence_visibility mpi/fence_visibility.c NP 2 3 4)
 osprey_mpi_test(shared_query mpi/shared_query.c)
 osprey_mpi_test(dynamic_windows mpi/dynamic_windows.c)
+# Range errors of every kind of operation told by the call or the flush that completes it.
+osprey_mpi_test(range_errors_told mpi/range_errors_told.c)
 osprey_mpi_test(errors_fence mpi/errors_fence.c)
 osprey_mpi_test(errors_fatal mpi/errors_fatal.c NP 2
                 EXPECT_ABORT "osprey: target rank is outside the window's group \\(MPI_ERR_RANK\\)")
