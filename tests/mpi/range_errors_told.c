@@ -64,6 +64,17 @@ static int error_class(int rc) {
   return cls;
 }
 
+/* Of the calls that returned rc[0..n), exactly one told the range error, the others succeeded. */
+static void expect_one_range_error(const char* what, enum kind k, const int* rc, int n) {
+  int told = 0, other = 0;
+  for (int i = 0; i < n; i++) {
+    told += error_class(rc[i]) == MPI_ERR_RMA_RANGE;
+    other += rc[i] != MPI_SUCCESS && error_class(rc[i]) != MPI_ERR_RMA_RANGE;
+  }
+  CHECK(told == 1 && other == 0, "%s (%s): return codes %d %d %d", what, names[k], rc[0], rc[1],
+        n > 2 ? rc[2] : 0);
+}
+
 /* The old value a valid operation of kind k returns on a word that held `before`. */
 static void check_old(enum kind k, int64_t got, int64_t before, const char* when) {
   if (k == PUT || k == ACC) return;
@@ -99,13 +110,10 @@ int main(int argc, char** argv) {
   for (int k = 0; k < KINDS; k++) {
     /* Failing, then flushed: the error comes from exactly one of the two calls. */
     struct operands bad = {value(t_rank, k, 9), 0, -1};
-    const int rc_bad = issue(k, right, outside, &bad, win);
-    const int rc_flush = MPI_Win_flush(right, win);
-    CHECK(
-        (error_class(rc_bad) == MPI_ERR_RMA_RANGE) + (error_class(rc_flush) == MPI_ERR_RMA_RANGE) ==
-                1 &&
-            (rc_bad == MPI_SUCCESS || rc_flush == MPI_SUCCESS),
-        "%s outside the region: call rc %d, flush rc %d", names[k], rc_bad, rc_flush);
+    int rc[3];
+    rc[0] = issue(k, right, outside, &bad, win);
+    rc[1] = MPI_Win_flush(right, win);
+    expect_one_range_error("outside the region, then the flush", k, rc, 2);
     /* Then a valid one with its own flush: no error left over. */
     struct operands one = {value(t_rank, k, 1), 0, -1};
     MPI_OK(issue(k, right, word(at, k, 1), &one, win));
@@ -114,16 +122,10 @@ int main(int argc, char** argv) {
     /* Failing, then a valid one, then the flush: the error from the failing call or the flush,
      * the valid one applied all the same. */
     struct operands bad2 = {value(t_rank, k, 8), 0, -1}, two = {value(t_rank, k, 2), 0, -1};
-    const int rc_bad2 = issue(k, right, outside, &bad2, win);
-    const int rc_good = issue(k, right, word(at, k, 0), &two, win);
-    const int rc_flush2 = MPI_Win_flush(right, win);
-    CHECK(rc_good == MPI_SUCCESS, "%s after a failing one: rc %d", names[k], rc_good);
-    CHECK((error_class(rc_bad2) == MPI_ERR_RMA_RANGE) +
-                      (error_class(rc_flush2) == MPI_ERR_RMA_RANGE) ==
-                  1 &&
-              (rc_bad2 == MPI_SUCCESS || rc_flush2 == MPI_SUCCESS),
-          "%s outside the region, then a valid one: call rc %d, flush rc %d", names[k], rc_bad2,
-          rc_flush2);
+    rc[0] = issue(k, right, outside, &bad2, win);
+    MPI_OK(issue(k, right, word(at, k, 0), &two, win));
+    rc[1] = MPI_Win_flush(right, win);
+    expect_one_range_error("outside the region, then a valid one, then the flush", k, rc, 2);
     check_old(k, two.old, k == GET ? preset(right, 2 * k) : 0, "posted after a failing one");
     /* And the next flush is clean. */
     MPI_OK(MPI_Win_flush(right, win));
@@ -131,17 +133,10 @@ int main(int argc, char** argv) {
      * own answers), then a valid operation on the same word again (compare_and_swap comparing
      * with the value just written), then the flush. */
     struct operands three = {value(t_rank, k, 3), value(t_rank, k, 2), -1};
-    const int rc_large =
-        MPI_Put(large, LARGE, MPI_INT64_T, right, outside, LARGE, MPI_INT64_T, win);
-    const int rc_again = issue(k, right, word(at, k, 0), &three, win);
-    const int rc_flush3 = MPI_Win_flush(right, win);
-    CHECK(rc_again == MPI_SUCCESS, "%s after a large failing put: rc %d", names[k], rc_again);
-    CHECK((error_class(rc_large) == MPI_ERR_RMA_RANGE) +
-                      (error_class(rc_flush3) == MPI_ERR_RMA_RANGE) ==
-                  1 &&
-              (rc_large == MPI_SUCCESS || rc_flush3 == MPI_SUCCESS),
-          "a large put outside the region, then a %s: call rc %d, flush rc %d", names[k], rc_large,
-          rc_flush3);
+    rc[0] = MPI_Put(large, LARGE, MPI_INT64_T, right, outside, LARGE, MPI_INT64_T, win);
+    MPI_OK(issue(k, right, word(at, k, 0), &three, win));
+    rc[1] = MPI_Win_flush(right, win);
+    expect_one_range_error("a large put outside the region, then a valid one", k, rc, 2);
     check_old(k, three.old, k == GET ? preset(right, 2 * k) : value(t_rank, k, 2),
               "after a large failing put");
     MPI_OK(MPI_Win_flush(right, win));
@@ -149,19 +144,12 @@ int main(int argc, char** argv) {
      * for), then a valid operation on a word of its own, then the flush that completes both:
      * the error from one of the three calls. */
     struct operands four = {value(t_rank, k, 4), 0, -1}, bad4 = {value(t_rank, k, 7), 0, -1};
-    const int rc_bad4 = issue(PUT, right, outside, &bad4, win);
-    const int rc_local = MPI_Win_flush_local(right, win);
-    const int rc_four =
-        issue(k, right, word(at, k, 0) + WORDS / 2 * (MPI_Aint)sizeof(int64_t), &four, win);
-    const int rc_flush4 = MPI_Win_flush(right, win);
-    CHECK(rc_four == MPI_SUCCESS, "%s after a failing put completed locally: rc %d", names[k],
-          rc_four);
-    CHECK((error_class(rc_bad4) == MPI_ERR_RMA_RANGE) +
-                  (error_class(rc_local) == MPI_ERR_RMA_RANGE) +
-                  (error_class(rc_flush4) == MPI_ERR_RMA_RANGE) ==
-              1,
-          "a put outside the region completed locally, then a %s: rc %d, %d, flush rc %d", names[k],
-          rc_bad4, rc_local, rc_flush4);
+    rc[0] = issue(PUT, right, outside, &bad4, win);
+    rc[1] = MPI_Win_flush_local(right, win);
+    MPI_OK(issue(k, right, word(at, k, 0) + WORDS / 2 * (MPI_Aint)sizeof(int64_t), &four, win));
+    rc[2] = MPI_Win_flush(right, win);
+    expect_one_range_error("a put outside the region completed locally, then a valid one", k, rc,
+                           3);
     check_old(k, four.old, k == GET ? preset(right, 2 * k + WORDS / 2) : 0,
               "after a failing put completed locally");
     MPI_OK(MPI_Win_flush(right, win));
