@@ -207,28 +207,23 @@ bool Window::am_run_plain(am::Endpoint& ep, int src, OriginState& os, const am::
   if (!am_gate(r, os)) return false;
   TargetView self = self_view();
   uint64_t where = r.where;
-  if (r.kind == Kind::kPut || r.kind == Kind::kGet) {
+  const bool plain = r.kind == Kind::kPut || r.kind == Kind::kGet;
+  dt::TypeInfo* tt = nullptr;
+  char* at = nullptr;  // a put's or get's first byte
+  Status st = kOk;
+  if (plain) {
     // A dense type's bytes, as am_target_type and check_where take them, without the type.
     if (r.bytes % static_cast<uint64_t>(r.tcount) != 0) return false;
     const __int128 lo = static_cast<__int128>(where) + r.tlb;
     if (!check_span(self, &where, lo, lo + static_cast<__int128>(r.bytes)).ok()) return false;
-    char* at = direct_address(self, where) + r.tlb;
+    at = direct_address(self, where) + r.tlb;
     if (r.kind == Kind::kPut) cpu::copy(at, msg + sizeof(am::Request), r.bytes);
-    if (!r.reply_tag) return true;
-    am::Buffer reply = ep.buffer();
-    reply.resize(sizeof(am::Reply) + (returns ? r.bytes : 0));
-    if (returns) cpu::copy(reply.data() + sizeof(am::Reply), at, r.bytes);
-    const int status = os.error;
-    os.error = 0;
-    ep.send_reply(src, r.reply_tag, status, returns ? am::kReplyData : 0, std::move(reply));
-    return true;
+  } else {
+    if (!am_target_type(r, os, &tt).ok() || !check_where(self, &where, r.tcount, *tt).ok())
+      return false;
+    const Body b = parse(r, msg);
+    st = am_apply(r, self, where, direct_address(self, where), *tt, b.data, b.compare, kOk);
   }
-  dt::TypeInfo* tt = nullptr;
-  if (!am_target_type(r, os, &tt).ok() || !check_where(self, &where, r.tcount, *tt).ok())
-    return false;
-  char* addr = direct_address(self, where);
-  const Body b = parse(r, msg);
-  const Status st = am_apply(r, self, where, addr, *tt, b.data, b.compare, kOk);
   // Told as am_run and am_retire tell it: an earlier request's error first.
   if (!r.reply_tag) {
     if (!os.error) os.error = st.cls;
@@ -239,7 +234,9 @@ bool Window::am_run_plain(am::Endpoint& ep, int src, OriginState& os, const am::
   const bool data = returns && st.ok();
   am::Buffer reply = ep.buffer();
   reply.resize(sizeof(am::Reply) + (data ? r.bytes : 0));
-  if (data) {
+  if (data && plain) {
+    cpu::copy(reply.data() + sizeof(am::Reply), at, r.bytes);
+  } else if (data) {
     const dt::TypeInfo* bt = dt::basic_type(tt->repr, tt->elem_size);
     dt::pack(reply.data() + sizeof(am::Reply), am_->scratch_old.data(),
              r.kind == Kind::kCas ? 1 : static_cast<MPI_Count>(r.bytes / r.elem_size),
