@@ -27,14 +27,12 @@ void Credits::init(uint32_t slots, uint32_t per_peer, uint32_t banked, int nrank
   banked_target_ = banked_;
 }
 
-Peer& Credits::peer(int rank) {
+Peer& Credits::first_contact(int rank) {
   Peer*& p = index_[static_cast<std::size_t>(rank)];
-  if (!p) [[unlikely]] {
-    p = &peers_.emplace_back();
-    p->send_credits = initial_;
-    p->loan = initial_;
-    ranks_.push_back(rank);
-  }
+  p = &peers_.emplace_back();
+  p->send_credits = initial_;
+  p->loan = initial_;
+  ranks_.push_back(rank);
   return *p;
 }
 

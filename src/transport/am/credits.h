@@ -34,7 +34,11 @@ class Credits {
   // `slots`: receive space; `per_peer`: initial loan; `banked`: discretionary reserve.
   void init(uint32_t slots, uint32_t per_peer, uint32_t banked, int nranks, int me);
 
-  Peer& peer(int rank);
+  // Several lookups per request: the known peer inline, a first contact out of line.
+  Peer& peer(int rank) {
+    Peer* p = index_[static_cast<std::size_t>(rank)];
+    return p ? *p : first_contact(rank);
+  }
   uint32_t initial_loan() const { return initial_; }
 
   // Borrower side.
@@ -67,6 +71,7 @@ class Credits {
   // Peers by rank, made at first use. Indexed, not hashed: several lookups per request, and a
   // hash map's modulo (a division) made them a tenth of the message path's own work per message.
   std::vector<Peer*> index_;
+  Peer& first_contact(int rank);
   std::deque<Peer> peers_;  // stable addresses
   std::vector<int> ranks_;  // of peers_, in order
   uint32_t initial_ = 1, banked_ = 0, banked_target_ = 0;

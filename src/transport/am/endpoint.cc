@@ -177,6 +177,15 @@ void Endpoint::send_owned(int dest, int tag, Buffer&& buf, std::size_t piece, st
   ++stats_.payloads;
 }
 
+bool Endpoint::keep_spare(const Buffer& b) const {
+  // Finished sends are reaped in bulk (a few hundred lone requests between two polls of a
+  // flush loop): keeping only a few dozen buffers made most requests allocate and free one.
+  // Small buffers are kept by the hundred, large ones by the few.
+  constexpr std::size_t kAny = 64, kSmall = 512, kSmallBytes = 2048;
+  if (!b.capacity()) return false;
+  return spare_.size() < kAny || (spare_.size() < kSmall && b.capacity() <= kSmallBytes);
+}
+
 Buffer Endpoint::take_buffer(std::size_t n) {
   Buffer b;
   if (!spare_.empty()) {
@@ -248,11 +257,29 @@ bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
   return true;
 }
 
-void Endpoint::send_request(int dest, Buffer&& buf) {
+void Endpoint::stamp_request(int dest, Buffer& buf) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
   const uint16_t back = credits_.take_owed(dest);
   std::memcpy(buf.data() + offsetof(Request, credits_back), &back, sizeof back);
   compact_request(buf);
+}
+
+void Endpoint::send_answered(int dest, Buffer& buf) {
+  progress::EngineLock g(mu_);
+  stamp_request(dest, buf);
+  MPI_Request req;
+  isend_bytes(buf.data(), buf.size(), dest, kRequestTag, comm_, &req);
+  PMPI_Request_free(&req);
+  ++stats_.requests;
+}
+
+void Endpoint::recycle(Buffer&& buf) {
+  progress::EngineLock g(mu_);
+  if (keep_spare(buf)) spare_.push_back(std::move(buf));
+}
+
+void Endpoint::send_request(int dest, Buffer&& buf) {
+  stamp_request(dest, buf);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));
@@ -411,8 +438,7 @@ bool Endpoint::reap_sends() {
 
 void Endpoint::release_front_send() {
   if (sends_.front().type != MPI_DATATYPE_NULL) PMPI_Type_free(&sends_.front().type);
-  if (spare_.size() < 64 && sends_.front().buf.capacity())
-    spare_.push_back(std::move(sends_.front().buf));
+  if (keep_spare(sends_.front().buf)) spare_.push_back(std::move(sends_.front().buf));
   sends_.pop_front();
   note_queues();
 }
