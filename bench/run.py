@@ -232,6 +232,8 @@ def main():
         ap.error("--pairs must be at least 1")
     started = time.time()
     build(a.build)
+    # Described as built: a file edited while the run goes on did not make these binaries.
+    described = machine(a.build)
     os.makedirs(a.out, exist_ok=True)
 
     configs = suite(a.quick)
@@ -269,7 +271,7 @@ def main():
         "recheck_pairs": a.recheck if rechecked else 0,
         "rechecked_thin": [f"{sec} np={np} {' '.join(argv)}" for sec, np, argv in thin],
         "failures": failures,
-        "machine": machine(a.build),
+        "machine": described,
     }
     with open(os.path.join(a.out, "run.json"), "w") as f:
         json.dump(run, f, indent=1)
