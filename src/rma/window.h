@@ -264,7 +264,8 @@ class Window {
                 uint64_t* where);
   // The shared region a dynamic window's direct access resolved to. The fast path takes puts
   // and gets inside it while the target's attach table is unchanged (its sequence word, `seq`)
-  // and no accumulate of this process is staged (what resolve_dynamic settles first).
+  // and no accumulate of this process is staged toward that target (what resolve_dynamic
+  // settles first).
   struct DynamicTarget {
     uint64_t seq = UINT64_MAX;  // no table's: nothing resolved
     uint64_t lo = 0, hi = 0;

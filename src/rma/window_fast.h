@@ -111,8 +111,8 @@ inline char* Window::fast_dynamic_address(unsigned local, MPI_Aint disp, int64_t
   const DynamicTarget& d = dynamic_fast_[local];
   // disp is an address in the target (non-negative, checked by the caller)
   const __int128 lo = static_cast<__int128>(disp) + true_lb, hi = lo + bytes;
-  if (lo < static_cast<__int128>(d.lo) || hi > static_cast<__int128>(d.hi) || stage_.pending() ||
-      attach_.seq(local) != d.seq)
+  if (lo < static_cast<__int128>(d.lo) || hi > static_cast<__int128>(d.hi) ||
+      stage_.pending_toward(local) || attach_.seq(local) != d.seq)
     return nullptr;
   return d.at + static_cast<uint64_t>(lo - static_cast<__int128>(d.file_base));
 }
