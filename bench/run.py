@@ -232,7 +232,8 @@ def main():
         ap.error("--pairs must be at least 1")
     started = time.time()
     build(a.build)
-    # Described as built: a file edited while the run goes on did not make these binaries.
+    # Described as built (git describe --dirty now, before the measurements): a file edited
+    # while the run goes on did not make these binaries.
     described = machine(a.build)
     os.makedirs(a.out, exist_ok=True)
 

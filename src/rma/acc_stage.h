@@ -90,10 +90,9 @@ class AccStage {
   bool stage_cas(const TargetView& t, const RmaOp& op);
   // Whether this process has entries staged that it did not apply itself.
   bool pending() const { return pending_ != 0; }
-  // The same toward one target (`local`: its node-local index).
-  bool pending_toward(uint32_t local) const {
-    return pending_ != 0 && local < mine_.size() && !mine_[local].empty();
-  }
+  // The same toward one target (`local`: its node-local index; mine_ has one list per node
+  // rank whenever anything is pending).
+  bool pending_toward(uint32_t local) const { return pending_ != 0 && !mine_[local].empty(); }
   // Applies this process's entries still staged toward t itself, before an accumulate that must
   // come after them (the caller first issues what t's put and get queue holds). Out of line:
   // callers ask pending() first.

@@ -60,7 +60,7 @@ bool Window::am_express_flush(AmGuard& g, TargetElem* te) {
   const bool late = reply.bytes <= am::kLateReplyMax;
   am::Transfer in;
   if (!late) in.post_receive(ep.comm(), te->rank, tags, in_buf, in_bytes);
-  ep.send_answered(te->rank, msg);
+  ep.send_built(te->rank, std::move(msg));
   const uint64_t seq = ++te->sent;
   te->unacked = true;
   te->sync_sent = seq;
@@ -72,7 +72,6 @@ bool Window::am_express_flush(AmGuard& g, TargetElem* te) {
     am_pause(g, b);
   }
   --te->busy;
-  ep.recycle(std::move(msg));
   am::Reply rep;
   std::memcpy(&rep, in_buf, sizeof rep);
   ep.on_reply(te->rank, rep);

@@ -264,7 +264,7 @@ class Window {
                 uint64_t* where);
   // The shared region a dynamic window's direct access resolved to. The fast path takes puts
   // and gets inside it while the target's attach table is unchanged (its sequence word, `seq`)
-  // and no accumulate of this process is staged toward that target (what resolve_dynamic
+  // and this process has nothing staged toward that target (acc_stage.h; what resolve_dynamic
   // settles first).
   struct DynamicTarget {
     uint64_t seq = UINT64_MAX;  // no table's: nothing resolved

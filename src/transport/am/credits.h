@@ -36,8 +36,9 @@ class Credits {
 
   // Several lookups per request: the known peer inline, a first contact out of line.
   Peer& peer(int rank) {
-    Peer* p = index_[static_cast<std::size_t>(rank)];
-    return p ? *p : first_contact(rank);
+    if (Peer* p = index_[static_cast<std::size_t>(rank)]) [[likely]]
+      return *p;
+    return first_contact(rank);
   }
   uint32_t initial_loan() const { return initial_; }
 
@@ -68,10 +69,10 @@ class Credits {
   uint32_t banked() const { return banked_; }
 
  private:
+  Peer& first_contact(int rank);
   // Peers by rank, made at first use. Indexed, not hashed: several lookups per request, and a
   // hash map's modulo (a division) made them a tenth of the message path's own work per message.
   std::vector<Peer*> index_;
-  Peer& first_contact(int rank);
   std::deque<Peer> peers_;  // stable addresses
   std::vector<int> ranks_;  // of peers_, in order
   uint32_t initial_ = 1, banked_ = 0, banked_target_ = 0;

@@ -257,29 +257,11 @@ bool Endpoint::try_request(int dest, Request& r, const Part* parts, int n) {
   return true;
 }
 
-void Endpoint::stamp_request(int dest, Buffer& buf) {
+void Endpoint::send_request(int dest, Buffer&& buf) {
   credits_.count_request(static_cast<uint32_t>(config().credit_epoch));
   const uint16_t back = credits_.take_owed(dest);
   std::memcpy(buf.data() + offsetof(Request, credits_back), &back, sizeof back);
   compact_request(buf);
-}
-
-void Endpoint::send_answered(int dest, Buffer& buf) {
-  progress::EngineLock g(mu_);
-  stamp_request(dest, buf);
-  MPI_Request req;
-  isend_bytes(buf.data(), buf.size(), dest, kRequestTag, comm_, &req);
-  PMPI_Request_free(&req);
-  ++stats_.requests;
-}
-
-void Endpoint::recycle(Buffer&& buf) {
-  progress::EngineLock g(mu_);
-  if (keep_spare(buf)) spare_.push_back(std::move(buf));
-}
-
-void Endpoint::send_request(int dest, Buffer&& buf) {
-  stamp_request(dest, buf);
   Outgoing o{MPI_REQUEST_NULL, std::move(buf)};
   isend_bytes(o.buf.data(), o.buf.size(), dest, kRequestTag, comm_, &o.req);
   sends_.push_back(std::move(o));

@@ -82,11 +82,6 @@ class Endpoint {
   // Sends a request built in `buf`, which starts with its Request header (the credits it
   // returns are filled in here), on a credit reserve() took.
   void send_built(int dest, Buffer&& buf);
-  // The same for a request whose reply the caller waits for: the host's send request is freed
-  // at once, and `buf` stays the caller's until that reply came (the reply tells that the send
-  // completed, MPI-3.1 3.7.3), then goes back through recycle().
-  void send_answered(int dest, Buffer& buf);
-  void recycle(Buffer&& buf);
 
   // Sends a reply to the origin's pre-posted receive `tag`, with inline data parts.
   void reply(int dest, int tag, int status, const Part* parts, int n);
@@ -141,7 +136,6 @@ class Endpoint {
   void release_front_send();  // a completed one
   Buffer take_buffer(std::size_t n);
   void send_request(int dest, Buffer&& buf);
-  void stamp_request(int dest, Buffer& buf);
 
   progress::EngineMutex mu_;
   progress::EngineMutex poll_mu_;
@@ -175,9 +169,9 @@ class Endpoint {
   // Hints for the poller, which reaps sends under mu_ only when there is something to reap.
   std::atomic<std::size_t> pending_sends_{0};
   std::atomic<bool> counted_nonempty_{false};
-  void note_queues();          // with mu_ held, after sends_ or counted_ changed
-  std::vector<Buffer> spare_;  // recycled send buffers
-  bool keep_spare(const Buffer& b) const;
+  void note_queues();                      // with mu_ held, after sends_ or counted_ changed
+  std::vector<Buffer> spare_;              // recycled send buffers
+  bool keep_spare(const Buffer& b) const;  // with mu_ held: whether a finished send's goes there
   Stats stats_;
   bool warned_ = false;
   std::atomic<uint32_t> polls_{0};  // the poller counts; a stalled sender moves it
