@@ -560,11 +560,11 @@ Status Window::am_apply(const am::Request& r, const TargetView& self, uint64_t w
   old.clear();
   // What request_check cannot know: elements of a kind the host reduces (as am_run_batch
   // requires of batched accumulates), one of them for a compare_and_swap.
-  const bool combines = r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop ||
-                        r.kind == Kind::kCas;
-  if (st.ok() && combines && ((r.bytes && !bt) || (r.kind == Kind::kCas && r.bytes != r.elem_size)))
+  const bool reduces = r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop;
+  const bool cas = r.kind == Kind::kCas;
+  if (st.ok() && (reduces || cas) && ((r.bytes && !bt) || (cas && r.bytes != r.elem_size)))
     st = Err(MPI_ERR_TYPE, "osprey: a request's elements are of no basic type");
-  if (st.ok() && bt && (r.kind == Kind::kAcc || r.kind == Kind::kGetAcc || r.kind == Kind::kFop)) {
+  if (st.ok() && bt && reduces) {
     if (op != dt::Op::kNoOp) {
       operand.resize(nelem * static_cast<uint64_t>(bt->extent));
       dt::unpack(operand.data(), static_cast<MPI_Count>(nelem), *bt, payload);
