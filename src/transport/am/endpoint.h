@@ -134,7 +134,7 @@ class Endpoint {
   void stalled(int dest);  // a request toward dest found no credit: ask for more (once)
   bool reap_sends();
   void release_front_send();  // a completed one
-  Buffer take_buffer(std::size_t n);
+  Buffer take_buffer();
   void send_request(int dest, Buffer&& buf);
 
   progress::EngineMutex mu_;
