@@ -22,6 +22,10 @@ osprey_mpi_test(type_constructors mpi/type_constructors.c)
 # Freed types kept and handed back by a constructor called alike (datatype/type_pool.h).
 osprey_mpi_test(type_reuse mpi/type_reuse.c LABELS threaded)
 target_link_libraries(type_reuse PRIVATE pthread)
+# A type in use in one thread while another decodes types built on it (the host's contents
+# query hands back its handle, which osprey frees again).
+osprey_mpi_test(type_decode_race mpi/type_decode_race.c NP 2 LABELS threaded)
+target_link_libraries(type_decode_race PRIVATE pthread)
 osprey_mpi_test(many_windows mpi/many_windows.c NP 2)
 osprey_mpi_test(window_no_memory mpi/window_no_memory.c)
 # Large counts: overflow refused, large-count datatypes, one transfer past 2 GiB.
