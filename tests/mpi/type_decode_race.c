@@ -27,9 +27,9 @@ static int64_t value(int thread, long round, int at) {
   return ((int64_t)t_rank << 40) + ((int64_t)thread << 36) + ((int64_t)round << 12) + at;
 }
 
-/* Fills the inner blocks at `first` (0 and, for the outer type, `second`) of buf with round's
- * values, puts them with `type` at displacement disp of the peer, flushes, and reads the slot
- * back to check every element of those blocks (and the inner holes of the first one). */
+/* Fills the inner block at 0 of buf (and, for the outer type, the one at `second`) with round's
+ * values, puts them with `type` at displacement disp of the peer, flushes, and reads `words`
+ * back from there to check every element of those blocks (and the holes of the first one). */
 static void round_trip(int thread, long round, MPI_Datatype type, MPI_Aint disp, int second,
                        int64_t* buf, int64_t* back, int words) {
   const int starts[2] = {0, second};
