@@ -2,8 +2,8 @@
 # Runs the whole osprey test suite: unit and MPI tests in a normal build, again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, the threaded tests under ThreadSanitizer, and
 # the whole suite once more with Open MPI as the host, built Release (-O3, where g++ 12 warns of
-# things it does not at -O2). Each MPI test runs under a timeout. Checks the formatting first.
-# Exits non-zero on any failure.
+# things it does not at -O2). Each MPI test runs under a timeout. Checks the formatting first,
+# and that MPICH's flavor of the library builds Release too. Exits non-zero on any failure.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup.sh --deps
@@ -31,6 +31,10 @@ run_threaded() {  # <build dir> <cmake args> <parallel tests>
 echo "== format (clang-format, .clang-format) =="
 find src tests bench examples include tools \( -name '*.c' -o -name '*.cc' -o -name '*.h' \) -print |
   xargs clang-format --dry-run -Werror
+# The code only MPICH's flavor compiles, at -O3 (the Open MPI suite below covers the rest).
+echo "== Release build of the library (MPICH, compiled only) =="
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j"$jobs" --target osprey >/dev/null
 echo "== normal build =="
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" "$mpich_jobs" ""
 # The sanitizer builds live two levels down, so that nothing in the build may assume its
