@@ -14,7 +14,8 @@ message path with both engines' messages over loopback TCP; --host-openmpi: ospr
 against Open MPI's own RMA (its sm+pt2pt and its default choice).
 --baseline DIR: also osprey as built in DIR (e.g. a worktree of an earlier commit), preloaded
 into the same benchmark binaries, for before/after comparisons of a change (with
---host-openmpi, the Open MPI flavor in DIR/openmpi)."""
+--host-openmpi, the Open MPI flavor in DIR/openmpi). The build folder is brought up to date
+first (as bench/run.py does); DIR is used as it is."""
 import argparse
 import os
 import statistics
@@ -48,6 +49,7 @@ def main():
     if baseline:
         names.insert(1, {"network": "baseline_tcp", "message": "baseline_am",
                          "openmpi": "baseline_ompi"}.get(section, "baseline"))
+    engines.build(ROOT, a.build)
     pairs = []
     for i in range(a.pairs):
         before, _ = engines.probe(a.build)

@@ -55,6 +55,32 @@ OPENMPI_ENV = {
 LINE = re.compile(r"^BENCH (\S+) (\d+) ([\d.eE+-]+|inf|nan)$", re.M)
 
 
+# The benchmark programs (build/bench/<name>, and <name>.openmpi built against Open MPI).
+BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig", "sync_mix",
+            "lock_handover", "host_calls"]
+
+
+def build(root, build_dir):
+    """Builds what the runners measure: osprey, the benchmarks and the probes in build_dir, and
+    osprey for Open MPI in build_dir/openmpi (where openmpi_library looks), so that no run
+    measures a library older than the source."""
+    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+        subprocess.run(["cmake", "-S", root, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
+                       check=True, stdout=subprocess.DEVNULL)
+    targets = ["osprey", "cacheline_probe", "memcpy_bw", "one_session"] + BINARIES
+    if mpiexec("openmpi"):
+        targets += [b + "_openmpi" for b in BINARIES]
+    subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
+                   targets, check=True, stdout=subprocess.DEVNULL)
+    if mpiexec("openmpi"):
+        ompi = os.path.join(build_dir, "openmpi")
+        if not os.path.exists(os.path.join(ompi, "CMakeCache.txt")):
+            subprocess.run(["cmake", "-S", root, "-B", ompi, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                            "-DOSPREY_HOST_MPI=OPENMPI"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", ompi, "-j", str(os.cpu_count() or 2), "--target",
+                        "osprey"], check=True, stdout=subprocess.DEVNULL)
+
+
 def mpiexec(flavor):
     name = {"mpich": "mpiexec.mpich", "openmpi": "mpiexec.openmpi"}[flavor]
     path = shutil.which(name) or (shutil.which("mpiexec") if flavor == "mpich" else None)

@@ -32,8 +32,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FLAVORS = ["allocate", "create", "dynamic"]
 SYNCS = ["flush", "lock", "lock_all", "fence", "pscw"]
-BINARIES = ["rma_latency", "rma_bw", "pscw_sync", "post_scaling", "noncontig", "sync_mix",
-            "lock_handover"]
 
 
 def suite(quick):
@@ -108,24 +106,6 @@ def suite(quick):
         ompi.append(("openmpi", 2, ["noncontig", "-z", "8x64,128x256"]))
         ompi.append(("openmpi", 2, ["noncontig", "-z", "8x64,128x256", "-s", "same,strided"]))
     return node + message + network + ompi
-
-
-def build(build_dir):
-    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
-        subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
-                       check=True, stdout=subprocess.DEVNULL)
-    targets = ["osprey", "cacheline_probe", "memcpy_bw", "one_session"] + BINARIES
-    if engines.mpiexec("openmpi"):
-        targets += [b + "_openmpi" for b in BINARIES]
-    subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
-                   targets, check=True, stdout=subprocess.DEVNULL)
-    if engines.mpiexec("openmpi"):  # osprey for Open MPI, in the folder engines.py looks in
-        ompi = os.path.join(build_dir, "openmpi")
-        if not os.path.exists(os.path.join(ompi, "CMakeCache.txt")):
-            subprocess.run(["cmake", "-S", ROOT, "-B", ompi, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                            "-DOSPREY_HOST_MPI=OPENMPI"], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["cmake", "--build", ompi, "-j", str(os.cpu_count() or 2), "--target",
-                        "osprey"], check=True, stdout=subprocess.DEVNULL)
 
 
 def measure(configs, pairs, build_dir, rows, failures, first_pair=0):
@@ -231,7 +211,7 @@ def main():
     if a.pairs < 1:
         ap.error("--pairs must be at least 1")
     started = time.time()
-    build(a.build)
+    engines.build(ROOT, a.build)
     # Described as built (git describe --dirty now, before the measurements): a file edited
     # while the run goes on did not make these binaries.
     described = machine(a.build)
