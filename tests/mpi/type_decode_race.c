@@ -4,8 +4,8 @@
  * again: that free must leave the inner type's cached decoding in place, since another thread
  * may be moving data with it at that very moment. Here one thread puts and gets with the inner
  * type over and over, while a second builds a fresh type on it for each operation (an hvector
- * of two inner blocks, its stride new every time, so that no constructor memo or freed type
- * can answer it without decoding) and moves data with that. Both check every element they
+ * of two inner blocks, its stride new every time, so that no freed type kept for reuse can
+ * answer it without decoding) and moves data with that. Both check every element they
  * wrote at the target after each flush; the inner blocks' holes keep their sentinel. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +16,7 @@
 enum { ROWS = 4, COLS = 3, LD = 5, SPAN = (ROWS - 1) * LD + COLS };
 /* The inner thread's slot, then the outer thread's, whose second block moves on each round. */
 enum { SLOT_IN = 24, ROUNDS = 1500, SLOT_OUT = 2 * SLOT_IN + ROUNDS, WORDS = SLOT_IN + SLOT_OUT };
+_Static_assert((int)SPAN <= (int)SLOT_IN, "an inner block fits its slot");
 
 static const int64_t kSentinel = -7;
 static MPI_Win win;
@@ -29,7 +30,7 @@ static int64_t value(int thread, long round, int at) {
 
 /* Fills the inner block at 0 of buf (and, for the outer type, the one at `second`) with round's
  * values, puts them with `type` at displacement disp of the peer, flushes, and reads `words`
- * back from there to check every element of those blocks (and the holes of the first one). */
+ * back from there to check every element of those blocks and the words no one writes. */
 static void round_trip(int thread, long round, MPI_Datatype type, MPI_Aint disp, int second,
                        int64_t* buf, int64_t* back, int words) {
   const int starts[2] = {0, second};
@@ -52,9 +53,11 @@ static void round_trip(int thread, long round, MPI_Datatype type, MPI_Aint disp,
               "thread %d round %ld: element %d at the target is %lld, want %lld", thread, round, at,
               (long long)back[at], (long long)value(thread, round, at));
       }
-  for (int at = 0; at < SPAN; at++)
-    if (at % LD >= COLS)
-      CHECK(back[at] == kSentinel, "thread %d round %ld: hole %d at the target is %lld", thread,
+  /* The first block's holes, and for the inner type the rest of its slot. */
+  const int untouched = second ? SPAN : words;
+  for (int at = 0; at < untouched; at++)
+    if (at >= SPAN || at % LD >= COLS)
+      CHECK(back[at] == kSentinel, "thread %d round %ld: word %d at the target is %lld", thread,
             round, at, (long long)back[at]);
 }
 
