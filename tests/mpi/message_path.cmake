@@ -22,6 +22,15 @@ set(_tiny_credits "OSPREY_RECV_SLOTS=2;OSPREY_CREDITS_PER_PEER=1;OSPREY_BANKED_C
 osprey_mpi_variant(credits.am_flood am_flood MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(credits.am_large am_large MODES am ENV ${_tiny_credits})
 osprey_mpi_variant(credits.cas_mutex cas_mutex MODES am ENV ${_tiny_credits})
+# Ranks joined by a network: the host's messages over loopback TCP (MPICH's UCX; its own shared
+# memory off), every peer on another (pretend) node. The whole job must also finish: ranks that
+# closed their endpoints one after the other left MPICH's MPI_Finalize spinning in UCX (about
+# half the runs of these two hung there).
+if(OSPREY_HOST_MPI STREQUAL "MPICH")
+  set(_tcp "MPIR_CVAR_NOLOCAL=1;UCX_TLS=tcp,self;OSPREY_VIRTUAL_NODES=2")
+  osprey_mpi_variant(tcp.am_flood am_flood MODES am NP 2 ENV ${_tcp})
+  osprey_mpi_variant(tcp.am_put_batch am_put_batch MODES am NP 2 ENV ${_tcp})
+endif()
 # A computing target served by the progress thread.
 osprey_mpi_variant(thread.am_busy_target am_busy_target MODES am ENV OSPREY_PROGRESS_THREAD=1
                    LABELS threaded)
