@@ -25,11 +25,11 @@ std::atomic<int> messages_possible{-1};  // -1: MPI_Init not seen
 // Where the job may use the message path, every rank waits here, serving requests meanwhile,
 // until all ranks have reached MPI_Finalize, so that no rank closes its endpoints (its request
 // slots cancelled, then the host's connections closed) while another may still be sending to
-// it. A rank that went ahead left its peer finishing its last window's traffic toward a rank
-// whose connections were closing: over loopback TCP (UCX) 7 of 10 runs of `rma_bw -s flush -o
-// put -M 1024` hung for good in MPICH's MPI_Finalize, UCX spinning as it closed its
-// connections; none of 10 with this barrier, and none of 10 of MPICH's own RMA. The decision is
-// the same on every rank (job_may_use_messages), so every rank or none enters the barrier.
+// it. MPICH's finalize over UCX's TCP transport can spin for good when ranks enter it apart (it
+// does so by itself now and then at 4 ranks); a rank that went ahead while its peer finished
+// its last window's traffic made that likely at 2: 7 of 10 runs of `rma_bw -s flush -o put -M
+// 1024` hung there, none of 10 with this barrier (nor of MPICH's own RMA). The decision is the
+// same on every rank (job_may_use_messages), so every rank or none enters the barrier.
 void meet_before_shutdown() {
   if (!job_may_use_messages()) return;
   MPI_Request r;
