@@ -64,21 +64,22 @@ def build(root, build_dir):
     """Builds what the runners measure: osprey, the benchmarks and the probes in build_dir, and
     osprey for Open MPI in build_dir/openmpi (where openmpi_library looks), so that no run
     measures a library older than the source."""
-    if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
-        subprocess.run(["cmake", "-S", root, "-B", build_dir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
-                       check=True, stdout=subprocess.DEVNULL)
     targets = ["osprey", "cacheline_probe", "memcpy_bw", "one_session"] + BINARIES
     if mpiexec("openmpi"):
         targets += [b + "_openmpi" for b in BINARIES]
-    subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2), "--target"] +
-                   targets, check=True, stdout=subprocess.DEVNULL)
+    _build(root, build_dir, [], targets)
     if mpiexec("openmpi"):
-        ompi = os.path.join(build_dir, "openmpi")
-        if not os.path.exists(os.path.join(ompi, "CMakeCache.txt")):
-            subprocess.run(["cmake", "-S", root, "-B", ompi, "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
-                            "-DOSPREY_HOST_MPI=OPENMPI"], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["cmake", "--build", ompi, "-j", str(os.cpu_count() or 2), "--target",
-                        "osprey"], check=True, stdout=subprocess.DEVNULL)
+        _build(root, os.path.join(build_dir, "openmpi"), ["-DOSPREY_HOST_MPI=OPENMPI"],
+               ["osprey"])
+
+
+def _build(root, folder, options, targets):
+    """Configures folder (RelWithDebInfo, as tools/setup.sh) if it is new, then builds targets."""
+    if not os.path.exists(os.path.join(folder, "CMakeCache.txt")):
+        subprocess.run(["cmake", "-S", root, "-B", folder, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"] +
+                       options, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", folder, "-j", str(os.cpu_count() or 2), "--target"] +
+                   targets, check=True, stdout=subprocess.DEVNULL)
 
 
 def mpiexec(flavor):
