@@ -129,6 +129,19 @@ static inline int bench_options(int argc, char** argv, const struct bench_option
   return 0;
 }
 
+/* Rank 0's clock at the start of a timed run, read before any rank may start: rank 0 reads it,
+ * then lets the others go. After a barrier alone, a rank 0 that leaves it late (off its CPU on
+ * an oversubscribed node) would start its clock after the others had done much of their work,
+ * and a body whose ranks run apart until a closing barrier (lock_handover) would read fast. */
+static inline double bench_start(void) {
+  int rank, go = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = rank == 0 ? MPI_Wtime() : 0;
+  MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return t0;
+}
+
 /* Runs body(ctx, iters) on every rank with the same iteration count: first doubles the count
  * until one run takes a fair share of `seconds` on rank 0, then times `reps` runs of about
  * `seconds` each. Returns rank 0's median seconds per iteration (other ranks: 0). Calibrating
@@ -141,8 +154,7 @@ static inline double bench_time(bench_body body, void* ctx, double seconds, int 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   long iters = 1;
   for (;;) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
+    const double t0 = bench_start();
     body(ctx, iters);
     double t = MPI_Wtime() - t0;
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -156,8 +168,7 @@ static inline double bench_time(bench_body body, void* ctx, double seconds, int 
   }
   double* times = malloc(sizeof(double) * (size_t)reps);
   for (int r = 0; r < reps; r++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
+    const double t0 = bench_start();
     body(ctx, iters);
     times[r] = (MPI_Wtime() - t0) / (double)iters;
   }
