@@ -129,10 +129,11 @@ static inline int bench_options(int argc, char** argv, const struct bench_option
   return 0;
 }
 
-/* Rank 0's clock at the start of a timed run, read before any rank may start: rank 0 reads it,
- * then lets the others go. After a barrier alone, a rank 0 that leaves it late (off its CPU on
- * an oversubscribed node) would start its clock after the others had done much of their work,
- * and a body whose ranks run apart until a closing barrier (lock_handover) would read fast. */
+/* Rank 0's clock at the start of a timed run (other ranks: 0), read before any rank may start:
+ * rank 0 reads it, then lets the others go. After a barrier alone, a rank 0 that leaves it late
+ * (off its CPU on an oversubscribed node) would start its clock after the others had done much of
+ * their work, and a body whose ranks run apart until a closing barrier (lock_handover) would read
+ * fast. */
 static inline double bench_start(void) {
   int rank, go = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -145,7 +146,9 @@ static inline double bench_start(void) {
 /* Runs body(ctx, iters) on every rank with the same iteration count: first doubles the count
  * until one run takes a fair share of `seconds` on rank 0, then times `reps` runs of about
  * `seconds` each. Returns rank 0's median seconds per iteration (other ranks: 0). Calibrating
- * by time keeps a whole sweep's length bounded whether one iteration takes 10 ns or 10 ms. */
+ * by time keeps a whole sweep's length bounded whether one iteration takes 10 ns or 10 ms.
+ * The clock stops when rank 0's body returns: a body whose ranks work apart, and whose other
+ * ranks' work counts, ends in a barrier of its own. */
 typedef void (*bench_body)(void* ctx, long iters);
 
 static inline double bench_time(bench_body body, void* ctx, double seconds, int reps,
