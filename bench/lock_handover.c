@@ -76,12 +76,14 @@ static void meet(struct mcs* m, int word) {
   }
 }
 
-/* A run starts when rank 0 counts itself in and ends when rank 0 has seen every rank's
- * acquisitions, and every rank polls RMA until then. Rank 0's clock, read around this, then
- * holds every rank's work: after a barrier alone a rank can start a time slice before rank 0
- * leaves it (Open MPI's ranks did, and rank 0 then timed little more than its own
- * acquisitions: 0.07 us a hand-over), and a rank that finished and waits in one of the host's
- * collectives may busy-poll (MPICH's do) on a CPU a rank still taking the lock needs. */
+/* No rank starts a run before rank 0 has counted itself in (its clock already running), and
+ * rank 0 ends it only once every rank's acquisitions are done, every rank polling RMA
+ * meanwhile: so rank 0's clock holds every rank's work, and the engine under test does the
+ * waiting at both ends. After a barrier alone a rank can start a time slice before rank 0 leaves
+ * it (Open MPI's ranks did, and rank 0 then timed little more than its own acquisitions: 0.07 us
+ * a hand-over), and a rank that finished and waits in one of the host's collectives hands its
+ * CPU on or not by the host's rules (MPICH's busy-poll). bench_time calls every rank's body
+ * equally often, which the counts rely on. */
 static void iterations(void* ctx, long iters) {
   struct mcs* m = ctx;
   ++m->runs;

@@ -72,23 +72,6 @@ CopyFn pick_copy() {
 
 }  // namespace
 
-// The whole range on AMD's cores, where `rep movsb` is the slow case the loop was written for.
-// On an Intel Xeon (ERMS, FSRM) glibc's memcpy was as fast or faster in one process at every
-// offset (144-250 against 135-204 GB/s from 4 to 16 KiB in cache), and put + flush of 4-16 KiB
-// through it 0.88-0.93 of the loop's time; from 32 KiB, out of the first-level cache, get +
-// flush took 1.05-1.08 of the loop's time: the loop keeps that part (docs/NOTES.md).
-std::size_t copy_loop_from() {
-#if defined(__x86_64__)
-  static const std::size_t from = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_is("amd") ? kCopyLoopMin : std::size_t{32} << 10;
-  }();
-  return from;
-#else
-  return kCopyLoopMin;
-#endif
-}
-
 void copy_loop(char* dst, const char* src, std::size_t n) {
   static const CopyFn copy = pick_copy();
   copy(dst, src, n);
